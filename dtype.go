@@ -247,3 +247,18 @@ func Aligned(buf *memory.Buffer, w int) bool {
 	}
 	return uintptr(unsafe.Pointer(unsafe.SliceData(buf.Bytes())))%uintptr(w) == 0
 }
+
+// MustSliceBytes returns b as a []T aliasing it; len(b) must be a multiple
+// of T's size and b must be aligned for T, or it panics.
+func MustSliceBytes[T Value](b []byte) []T {
+	var z T
+	w := int(unsafe.Sizeof(z))
+	if len(b) == 0 {
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if len(b)%w != 0 || uintptr(p)%uintptr(w) != 0 {
+		panic(PanicError{Msg: "arrowsparse: byte slice is not a whole number of aligned elements"})
+	}
+	return unsafe.Slice((*T)(p), len(b)/w)
+}

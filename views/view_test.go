@@ -1,0 +1,56 @@
+package views
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// Seed 000: the 2×3 array 1..6 with strides (-1,-2) at offset 5 is stored
+// in memory as 6 3 5 2 4 1.
+func TestSeed000NegativeStrides(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+
+	buf := NewZeroedBuffer(mem, 6*8)
+	defer buf.Release()
+	copy(as.MustSlice[float64](buf, 6), []float64{6, 3, 5, 2, 4, 1})
+
+	v, err := New(arrow.PrimitiveTypes.Float64, buf, 5, []int64{2, 3}, []int64{-1, -2})
+	require.NoError(t, err)
+	defer v.Release()
+	want := [][]float64{{1, 2, 3}, {4, 5, 6}}
+	locs := [][]int64{{5, 3, 1}, {4, 2, 0}}
+	for i := range int64(2) {
+		for j := range int64(3) {
+			assert.Equal(t, want[i][j], At[float64](v, i, j))
+			assert.Equal(t, locs[i][j], v.Offset(i, j))
+		}
+	}
+	c, err := v.Copy(mem)
+	require.NoError(t, err)
+	defer c.Release()
+	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, Data[float64](c))
+}
+
+func TestNewRejectsOutOfBounds(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	buf := NewZeroedBuffer(mem, 6*8)
+	defer buf.Release()
+	_, err := New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{2, 4}, []int64{3, 1})
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	_, err = New(arrow.PrimitiveTypes.Float64, buf, 4, []int64{2, 3}, []int64{-1, -2})
+	require.ErrorIs(t, err, as.ErrBufferSize)
+	_, err = New(arrow.PrimitiveTypes.Float64, buf, -1, []int64{1}, []int64{1})
+	require.ErrorIs(t, err, arrow.ErrIndex)
+	_, err = New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{3, 1 << 62}, []int64{1 << 62, 4})
+	require.ErrorIs(t, err, as.ErrOverflow)
+	_, err = New(arrow.BinaryTypes.String, buf, 0, []int64{1}, []int64{1})
+	require.ErrorIs(t, err, arrow.ErrType)
+}
