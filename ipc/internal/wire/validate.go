@@ -161,9 +161,11 @@ func needBytes(buf Buffer, count, w int64, what string) error {
 	return nil
 }
 
-func checkIndexFits(dt arrow.DataType, max int64, what string) error {
+// checkIndexFits checks that field (such as "COO indicesType") is a sparse
+// index type that holds max; what names the quantity.
+func checkIndexFits(dt arrow.DataType, max int64, field, what string) error {
 	if err := arrowsparse.CheckIndexFits(dt, max, what); err != nil {
-		return arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: %w", err)
+		return arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s: %w", field, err)
 	}
 	return nil
 }
@@ -210,7 +212,7 @@ func (st *SparseTensor) validate(bodyLen int64) error {
 
 func (x *COOIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	ndim := int64(len(sizes))
-	if err := checkIndexFits(x.IndicesType, max(nnz, ndim), "COO indices (N, ndim)"); err != nil {
+	if err := checkIndexFits(x.IndicesType, max(nnz, ndim), "COO indicesType", "max(N, ndim)"); err != nil {
 		return err
 	}
 	w := int64(arrowsparse.ByteWidth(x.IndicesType))
@@ -259,10 +261,10 @@ func (x *CSXIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	if !ok {
 		return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: CSX dimension %d overflows", sizes[axis])
 	}
-	if err := checkIndexFits(x.IndptrType, nptr, "CSX indptr length"); err != nil {
+	if err := checkIndexFits(x.IndptrType, nptr, "CSX indptrType", "the indptr length"); err != nil {
 		return err
 	}
-	if err := checkIndexFits(x.IndicesType, nnz, "CSX indices length (nnz)"); err != nil {
+	if err := checkIndexFits(x.IndicesType, nnz, "CSX indicesType", "nnz"); err != nil {
 		return err
 	}
 	if err := needBytes(x.IndptrBuffer, nptr, int64(arrowsparse.ByteWidth(x.IndptrType)), "CSX indptrBuffer"); err != nil {
@@ -406,7 +408,7 @@ func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err e
 			}
 			// Arrow C++ checks the length of each index tensor against
 			// the type's maximum.
-			if err := checkIndexFits(dt, counts[i], "CSF "+what+" length"); err != nil {
+			if err := checkIndexFits(dt, counts[i], "CSF "+what, "a level length"); err != nil {
 				return err
 			}
 		}
