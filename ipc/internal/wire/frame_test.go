@@ -104,9 +104,9 @@ func TestEndOfStream(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	for name, input := range map[string][]byte{
-		"empty":  {},
-		"marker": wire.AppendEndOfStream(nil),
-		"zero":   {0, 0, 0, 0},
+		"empty":                     {},
+		"marker":                    wire.AppendEndOfStream(nil),
+		"zero":                      {0, 0, 0, 0},
 		"marker and trailing bytes": append(wire.AppendEndOfStream(nil), 1, 2, 3),
 	} {
 		t.Run(name, func(t *testing.T) {
