@@ -84,7 +84,7 @@ func decodeMessage(fm *flatbuf.Message) (*Message, error) {
 		}
 	}
 	var hdr flatbuffers.Table
-	if !fm.Header(&hdr) {
+	if m.Header == HeaderNone || !fm.Header(&hdr) {
 		return nil, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: message has no header (header_type %s)", m.Header)
 	}
 	switch m.Header {
