@@ -84,3 +84,43 @@ type Dense interface {
 	// the slice.
 	ElemStrides() []int64
 }
+
+// Duplicates says how entries with equal coordinates are combined when a
+// sparse tensor is canonicalised, converted or densified.
+type Duplicates int8
+
+const (
+	// SumDuplicates adds the values, in storage order, in the value type
+	// (integers wrap around). This is what scipy, pydata/sparse and PyTorch
+	// do, and the default everywhere in this module.
+	SumDuplicates Duplicates = iota
+	// KeepLast keeps the value stored last, as Arrow C++'s densify does.
+	KeepLast
+	// KeepFirst keeps the value stored first.
+	KeepFirst
+	// KeepMin keeps the smallest value (NaN is never kept over a number).
+	KeepMin
+	// KeepMax keeps the largest value (NaN is never kept over a number).
+	KeepMax
+	// RejectDuplicates makes the operation fail with an error wrapping
+	// ErrNotCanonical if two entries share coordinates.
+	RejectDuplicates
+)
+
+var dupNames = [...]string{"sum", "last", "first", "min", "max", "reject"}
+
+// String returns the policy's short name, such as "sum" or "last".
+func (d Duplicates) String() string {
+	if d >= 0 && int(d) < len(dupNames) {
+		return dupNames[d]
+	}
+	return "Duplicates(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Check returns an error wrapping ErrStructure unless d is a known policy.
+func (d Duplicates) Check() error {
+	if d >= 0 && int(d) < len(dupNames) {
+		return nil
+	}
+	return Errorf(ErrStructure, "unknown duplicate policy %d", d)
+}

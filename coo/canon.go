@@ -1,0 +1,153 @@
+package coo
+
+import (
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+)
+
+// CanonOptions tune CanonicalizeWith. The zero value sums duplicates and
+// uses every core.
+type CanonOptions struct {
+	// Duplicates says how entries with equal coordinates are combined.
+	Duplicates as.Duplicates
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Canonicalize returns the tensor in canonical form: coordinates sorted in
+// row-major order, duplicates summed in storage order, coordinates stored
+// row-major with the same index type. This is scipy's sum_duplicates,
+// pydata/sparse's COO constructor and PyTorch's coalesce, in row-major order.
+//
+// If the tensor is already canonical it is returned itself, retained. The
+// returned tensor must be released by the caller.
+func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
+	return t.CanonicalizeWith(mem, CanonOptions{})
+}
+
+// CanonicalizeWith is Canonicalize with a chosen duplicate policy and number
+// of workers. With as.RejectDuplicates it returns an error wrapping
+// as.ErrNotCanonical if two entries share coordinates.
+//
+// Memory: the output buffers, plus, unless the index type is at least 8
+// bytes per entry row (ndim × index width ≥ 8) and values are 8 bytes wide,
+// up to 16 bytes per entry of scratch. For the common int64/float64 layout
+// of any rank ≥ 1 the sort runs inside the output buffers: the peak extra
+// memory is one copy of the input.
+func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor, error) {
+	if err := o.Duplicates.Check(); err != nil {
+		return nil, err
+	}
+	if t.canonical {
+		t.Retain()
+		return t, nil
+	}
+	coords, values, u, dup := t.sorted(mem, o.Duplicates, o.Workers)
+	if dup && o.Duplicates == as.RejectDuplicates {
+		coords.Release()
+		values.Release()
+		return nil, as.Errorf(as.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
+	}
+	nd := int64(len(t.shape))
+	coords.ResizeNoShrink(int(u * nd * int64(as.ByteWidth(t.indexType))))
+	values.ResizeNoShrink(int(u * int64(as.ByteWidth(t.valueType))))
+	return t.derived(coords, RowMajor, values, u, true), nil
+}
+
+// derived returns a tensor of t's shape, types and names over new buffers,
+// taking over the caller's references.
+func (t *Tensor) derived(coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, canonical bool) *Tensor {
+	d := &Tensor{
+		valueType: t.valueType,
+		indexType: t.indexType,
+		shape:     t.shape, // never modified, so it can be shared
+		names:     t.names,
+		nnz:       nnz,
+		layout:    layout,
+		coords:    coords,
+		values:    values,
+		canonical: canonical,
+	}
+	d.refCount.Store(1)
+	return d
+}
+
+// newBuffer returns a buffer of n bytes from mem, not zeroed.
+func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(n))
+	return b
+}
+
+// sorted sorts the entries into new row-major coordinate and value buffers
+// of nnz entries each, merging duplicates under policy p. It returns the
+// buffers, the number of entries written and whether duplicates were met.
+func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*memory.Buffer, *memory.Buffer, int64, bool) {
+	n := t.nnz
+	nd := len(t.shape)
+	iw, vw := int64(as.ByteWidth(t.indexType)), int64(as.ByteWidth(t.valueType))
+	coords := newBuffer(mem, n*int64(nd)*iw)
+	values := newBuffer(mem, n*vw)
+	if n == 0 {
+		return coords, values, 0, false
+	}
+	in := t.values.Bytes()[:n*vw]
+	iop, vop := indexOpsFor(t.indexType), vals.For(t.valueType)
+
+	size, ok := as.SizeUint64(t.shape)
+	if nd > 0 && ok && keysort.Fits(uint(bits.Len64(size-1)), int(n)) {
+		strides := make([]uint64, nd)
+		divs := make([]keysort.Divider, nd)
+		s := uint64(1)
+		for k := nd - 1; k >= 0; k-- {
+			strides[k] = s
+			s *= uint64(t.shape[k])
+			divs[k] = keysort.NewDivider(uint64(t.shape[k]))
+		}
+		cb, vb := coords.Bytes(), values.Bytes()
+		var dup atomic.Bool
+		srt := keysort.Sort{
+			N:       int(n),
+			KeyBits: uint(bits.Len64(size - 1)),
+			Workers: workers,
+			Keys:    iop.keys(t, strides),
+			Reduce: func(pos int, words []uint64, ib uint) int {
+				c := iop.emitKeys(cb, nd, divs, pos, words, ib)
+				if _, d := vop.ReduceWords(in, vb, pos, words, ib, p); d {
+					dup.Store(true)
+				}
+				return c
+			},
+			Move: func(dst, src, m int) {
+				rw := int64(nd) * iw
+				copy(cb[int64(dst)*rw:], cb[int64(src)*rw:int64(src+m)*rw])
+				copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
+			},
+		}
+		if int64(nd)*iw >= 8 {
+			srt.Scratch1 = as.MustSliceBytes[uint64](cb[:8*n])
+		}
+		if vw == 8 {
+			srt.Scratch2 = as.MustSliceBytes[uint64](vb)
+		}
+		u := srt.Run()
+		return coords, values, int64(u), dup.Load()
+	}
+
+	// Keys too wide for one word (or a 0-d tensor): sort a permutation by
+	// comparing coordinate tuples.
+	perm := make([]int64, n)
+	for i := range perm {
+		perm[i] = int64(i)
+	}
+	starts := iop.sortPerm(t, perm)
+	iop.gatherRuns(t, coords.Bytes(), perm, starts)
+	dup := vop.ReducePerm(in, values.Bytes(), 0, perm, starts, p)
+	return coords, values, int64(len(starts) - 1), dup
+}

@@ -1,0 +1,166 @@
+package coo
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+	"github.com/arrowsparse/arrowsparse/views"
+)
+
+// chunk is the number of entries processed per step by kernels that stage
+// coordinates in a small buffer.
+const chunk = 1024
+
+// ToDense returns a new row-major dense view of the tensor, in a buffer from
+// mem, with duplicates summed. It fails with an error wrapping
+// as.ErrOverflow if the dense size does not fit in int64. The result must
+// be released by the caller.
+func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
+	return t.ToView(mem, as.SumDuplicates)
+}
+
+// ToView is ToDense with a duplicate policy, returning the *views.View.
+// as.KeepLast gives what Arrow C++'s ToTensor gives for duplicates.
+func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	size, err := as.NumElements(t.shape)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.valueType))); !ok {
+		return nil, as.Errorf(as.ErrOverflow, "coo: dense size of shape %v overflows int64 bytes", t.shape)
+	}
+	v, err := views.AllocNamed(mem, t.valueType, t.shape, t.names)
+	if err != nil {
+		return nil, err
+	}
+	var seen []uint64
+	if p != as.SumDuplicates && p != as.KeepLast {
+		seen = make([]uint64, (size+63)/64)
+	}
+	strides, _ := as.RowMajorStrides(t.shape)
+	iop, vop := indexOpsFor(t.indexType), vals.For(t.valueType)
+	dense, in := v.Buffer().Bytes(), t.values.Bytes()
+	nd := len(t.shape)
+	coords := make([]int64, chunk*max(nd, 1))
+	pos := make([]int64, chunk)
+	dup := false
+	for lo := int64(0); lo < t.nnz; lo += chunk {
+		hi := min(lo+chunk, t.nnz)
+		m := hi - lo
+		iop.fill(t, lo, hi, coords)
+		for j := range m {
+			var q int64
+			for k, c := range coords[j*int64(nd) : (j+1)*int64(nd)] {
+				q += c * strides[k]
+			}
+			pos[j] = q
+		}
+		if vop.Scatter(dense, pos[:m], in, lo, p, seen) {
+			dup = true
+		}
+	}
+	if dup && p == as.RejectDuplicates {
+		v.Release()
+		return nil, as.Errorf(as.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
+	}
+	return v, nil
+}
+
+// FromDense returns the canonical COO tensor of the non-zero elements of d,
+// with coordinates of type indexType, in buffers from mem. Negative zero
+// counts as zero; NaN counts as non-zero. Dim names are kept. Unlike Arrow
+// C++ (apache/arrow#47520), column-major and strided inputs convert
+// correctly. The result must be released by the caller.
+func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Tensor, error) {
+	shape := d.Shape()
+	if err := as.CheckIndexType(indexType); err != nil {
+		return nil, err
+	}
+	for k, n := range shape {
+		if n-1 > as.IndexMax(indexType) {
+			return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, n)
+		}
+	}
+	vt := d.DataType()
+	vop := vals.For(vt)
+	data := d.Buffer().Bytes()
+	strides := d.ElemStrides()
+	nd := len(shape)
+	size, err := as.NumElements(shape)
+	if err != nil {
+		return nil, err
+	}
+	// rows walks the dense tensor as rows along the last axis.
+	rows := func(f func(outer []int64, start, n, stride int64)) {
+		if size == 0 {
+			return
+		}
+		if nd == 0 {
+			f(nil, d.ElemOffset(), 1, 1)
+			return
+		}
+		outer := make([]int64, nd-1)
+		start := d.ElemOffset()
+		last, ls := shape[nd-1], strides[nd-1]
+		for {
+			f(outer, start, last, ls)
+			k := nd - 2
+			for ; k >= 0; k-- {
+				outer[k]++
+				start += strides[k]
+				if outer[k] < shape[k] {
+					break
+				}
+				start -= outer[k] * strides[k]
+				outer[k] = 0
+			}
+			if k < 0 {
+				return
+			}
+		}
+	}
+	var nnz int64
+	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
+
+	iw, vw := int64(as.ByteWidth(indexType)), int64(as.ByteWidth(vt))
+	coords := newBuffer(mem, nnz*int64(nd)*iw)
+	values := newBuffer(mem, nnz*vw)
+	iop := indexOpsFor(indexType)
+	cb, vb := coords.Bytes(), values.Bytes()
+	var at int64
+	cols := make([]int64, 0, 64)
+	stage := make([]int64, 0, 64*max(nd, 1))
+	rows(func(outer []int64, start, n, stride int64) {
+		if int64(cap(cols)) < n {
+			cols = make([]int64, n)
+		}
+		c := vop.CollectNonzero(data, start, n, stride, vb, at, cols[:n])
+		if nd > 0 {
+			stage = stage[:0]
+			for _, j := range cols[:c] {
+				stage = append(stage, outer...)
+				stage = append(stage, j)
+			}
+			iop.put(cb, at*int64(nd), stage)
+		}
+		at += int64(c)
+	})
+	t := &Tensor{
+		valueType: vt,
+		indexType: indexType,
+		shape:     shape,
+		names:     d.DimNames(),
+		nnz:       nnz,
+		layout:    RowMajor,
+		coords:    coords,
+		values:    values,
+		canonical: true,
+	}
+	t.refCount.Store(1)
+	return t, nil
+}

@@ -1,0 +1,323 @@
+package coo
+
+import (
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// Layout is the memory order of the nnz × ndim coordinate matrix.
+type Layout int8
+
+const (
+	// RowMajor stores the ndim coordinates of each entry together: the
+	// coordinate k of entry i is element i·ndim + k. Arrow C++ writes this.
+	RowMajor Layout = iota
+	// ColMajor stores each dimension's coordinates together: the coordinate
+	// k of entry i is element k·nnz + i. Arrow C++ reads it, and it is the
+	// layout of a table with one column per dimension.
+	ColMajor
+)
+
+// String returns "row-major" or "column-major".
+func (l Layout) String() string {
+	if l == ColMajor {
+		return "column-major"
+	}
+	return "row-major"
+}
+
+// Tensor is an N-d sparse tensor in coordinate format, over Arrow buffers.
+// It is immutable once built; see the package documentation.
+type Tensor struct {
+	refCount  atomic.Int64
+	valueType arrow.DataType
+	indexType arrow.DataType
+	shape     []int64
+	names     []string
+	nnz       int64
+	layout    Layout
+	coords    *memory.Buffer // nnz × ndim index values, see Layout
+	values    *memory.Buffer // nnz values
+	canonical bool
+}
+
+var _ as.Tensor = (*Tensor)(nil)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	names    []string
+	claim    int8 // 0 no claim, 1 claims canonical, -1 claims not canonical
+	trusted  bool
+	noRetain bool
+}
+
+// WithDimNames sets the dimension names: one per dimension, or none.
+func WithDimNames(names ...string) Option {
+	return func(c *config) { c.names = names }
+}
+
+// WithCanonicalClaim records what the producer of the data claims about its
+// order, such as the isCanonical flag of an IPC message. New checks a true
+// claim and returns an error wrapping as.ErrNotCanonical if it is false; a
+// false claim is not an error (the flag is computed either way). Under
+// Trusted, the claim is adopted without a check.
+func WithCanonicalClaim(canonical bool) Option {
+	return func(c *config) {
+		c.claim = -1
+		if canonical {
+			c.claim = 1
+		}
+	}
+}
+
+// Trusted skips the O(nnz) checks of New: coordinates are not checked
+// against the shape, and the canonical flag is the claim made with
+// WithCanonicalClaim (false without one) instead of being computed. Buffer
+// sizes, types and the shape are still checked, so no access can go outside
+// a buffer; but a coordinate outside the shape makes ToDense and At panic.
+// Use it only for data this process wrote itself or otherwise trusts, and
+// call Validate when in doubt.
+func Trusted() Option {
+	return func(c *config) { c.trusted = true }
+}
+
+// New returns a tensor over existing Arrow buffers, without copying them.
+//
+// coords holds the nnz × ndim coordinate matrix in the given layout, as
+// values of indexType; values holds nnz values of valueType. Buffers may be
+// longer than needed (IPC pads them). New retains both buffers; the caller
+// keeps its own references. A nil buffer is allowed where zero bytes are
+// needed.
+//
+// New checks the types, the shape, the dim names, the buffer sizes and
+// alignment, and (unless Trusted) that every coordinate lies inside the
+// shape; it computes the canonical flag. Any failure returns an error
+// wrapping arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType. The returned
+// tensor must be released by the caller.
+func New(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, opts ...Option) (*Tensor, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	t, err := newUnretained(valueType, indexType, shape, coords, layout, values, nnz, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.noRetain {
+		if coords != nil {
+			coords.Retain()
+		}
+		if values != nil {
+			values.Retain()
+		}
+	}
+	return t, nil
+}
+
+// newUnretained checks and builds a tensor that takes over the caller's
+// references to the buffers (used by constructors that allocate).
+func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, cfg *config) (*Tensor, error) {
+	if err := as.CheckValueType(valueType); err != nil {
+		return nil, err
+	}
+	if err := as.CheckIndexType(indexType); err != nil {
+		return nil, err
+	}
+	if err := as.CheckShape(shape); err != nil {
+		return nil, err
+	}
+	if err := as.CheckDimNames(cfg.names, len(shape)); err != nil {
+		return nil, err
+	}
+	if layout != RowMajor && layout != ColMajor {
+		return nil, as.Errorf(as.ErrStructure, "coo: unknown coordinate layout %d", layout)
+	}
+	if nnz < 0 {
+		return nil, as.Errorf(as.ErrShape, "coo: negative number of stored values %d", nnz)
+	}
+	ndim := int64(len(shape))
+	ncoord, ok := as.MulInt64(nnz, ndim)
+	if !ok {
+		return nil, as.Errorf(as.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", nnz, ndim)
+	}
+	if err := checkBuffer(coords, ncoord, indexType, "coordinate"); err != nil {
+		return nil, err
+	}
+	if err := checkBuffer(values, nnz, valueType, "value"); err != nil {
+		return nil, err
+	}
+	// An index type must hold every coordinate: a dimension up to
+	// IndexMax+1 is fine, since coordinates are below the size.
+	if nnz > 0 {
+		for k, d := range shape {
+			if d-1 > as.IndexMax(indexType) {
+				return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, d)
+			}
+		}
+	}
+	t := &Tensor{
+		valueType: valueType,
+		indexType: indexType,
+		shape:     append([]int64(nil), shape...),
+		names:     as.CloneDimNames(cfg.names),
+		nnz:       nnz,
+		layout:    layout,
+		coords:    coords,
+		values:    values,
+	}
+	t.refCount.Store(1)
+	if cfg.trusted {
+		t.canonical = cfg.claim > 0
+		return t, nil
+	}
+	if err := t.checkBounds(); err != nil {
+		return nil, err
+	}
+	t.canonical = t.detectCanonical()
+	if cfg.claim > 0 && !t.canonical {
+		return nil, as.Errorf(as.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
+	}
+	return t, nil
+}
+
+// checkBuffer verifies that buf holds n elements of dt and is aligned.
+func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
+	w := int64(as.ByteWidth(dt))
+	need, ok := as.MulInt64(n, w)
+	if !ok {
+		return as.Errorf(as.ErrOverflow, "coo: %d %s elements of %d bytes overflow int64", n, what, w)
+	}
+	have := int64(0)
+	if buf != nil {
+		have = int64(buf.Len())
+	}
+	if have < need {
+		return as.Errorf(as.ErrBufferSize, "coo: %s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
+	}
+	if need > 0 && !as.Aligned(buf, int(w)) {
+		return as.Errorf(as.ErrAlignment, "coo: %s buffer address is not a multiple of %d", what, w)
+	}
+	return nil
+}
+
+// Retain increases the reference count by 1.
+// Retain may be called simultaneously from multiple goroutines.
+func (t *Tensor) Retain() { t.refCount.Add(1) }
+
+// Release decreases the reference count by 1.
+// When the reference count goes to zero, the buffers are released.
+// Release may be called simultaneously from multiple goroutines.
+func (t *Tensor) Release() {
+	if t.refCount.Add(-1) == 0 {
+		if t.coords != nil {
+			t.coords.Release()
+		}
+		if t.values != nil {
+			t.values.Release()
+		}
+		t.coords, t.values = nil, nil
+	}
+}
+
+// Format returns as.FormatCOO.
+func (t *Tensor) Format() as.Format { return as.FormatCOO }
+
+// DataType returns the type of the values.
+func (t *Tensor) DataType() arrow.DataType { return t.valueType }
+
+// IndexType returns the type of the coordinates.
+func (t *Tensor) IndexType() arrow.DataType { return t.indexType }
+
+// Shape returns a copy of the shape.
+func (t *Tensor) Shape() []int64 { return append([]int64(nil), t.shape...) }
+
+// NumDims returns the number of dimensions.
+func (t *Tensor) NumDims() int { return len(t.shape) }
+
+// DimNames returns a copy of the dimension names, or nil.
+func (t *Tensor) DimNames() []string { return as.CloneDimNames(t.names) }
+
+// NNZ returns the number of stored entries, duplicates included.
+func (t *Tensor) NNZ() int64 { return t.nnz }
+
+// Layout returns the layout of the coordinate matrix, as it was given. When
+// nnz ≤ 1 or ndim ≤ 1 the two layouts address the same elements; the layout
+// is kept anyway because IPC writes different strides for them.
+func (t *Tensor) Layout() Layout { return t.layout }
+
+// IsCanonical reports whether the entries are sorted in row-major order of
+// their coordinates without duplicates. The flag is computed by New (or
+// claimed under Trusted).
+func (t *Tensor) IsCanonical() bool { return t.canonical }
+
+// CoordsBuffer returns the coordinate buffer. It shares memory with the
+// tensor: the tensor must outlive it, or the buffer must be retained. It may
+// be nil when the matrix is empty.
+func (t *Tensor) CoordsBuffer() *memory.Buffer { return t.coords }
+
+// ValuesBuffer returns the value buffer, sharing memory like CoordsBuffer.
+func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.values }
+
+// Coords returns the coordinate matrix as a []I of length nnz·ndim that
+// aliases the buffer (see Layout for the order). It returns an error
+// wrapping as.ErrUnsupportedType if I is not the index type.
+func Coords[I as.Index](t *Tensor) ([]I, error) {
+	if !as.TypeMatches[I](t.indexType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "coo: coordinates are %s, not %s", t.indexType, as.DataTypeOf[I]())
+	}
+	return as.AsSlice[I](t.coords, t.nnz*int64(len(t.shape)))
+}
+
+// Values returns the values as a []T of length nnz that aliases the buffer.
+// It returns an error wrapping as.ErrUnsupportedType if T is not the value
+// type.
+func Values[T as.Value](t *Tensor) ([]T, error) {
+	if !as.TypeMatches[T](t.valueType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "coo: values are %s, not %s", t.valueType, as.DataTypeOf[T]())
+	}
+	return as.AsSlice[T](t.values, t.nnz)
+}
+
+// Coord returns coordinate k of entry i. It panics if i or k is out of
+// range. It dispatches on the index type per call: use Coords in loops.
+func (t *Tensor) Coord(i int64, k int) int64 {
+	if uint64(i) >= uint64(t.nnz) || uint(k) >= uint(len(t.shape)) {
+		panic(as.PanicError{Msg: "coo: entry or dimension out of range"})
+	}
+	return indexOpsFor(t.indexType).at(t, i, k)
+}
+
+// Validate runs the full check: types, buffer sizes, every coordinate inside
+// the shape, and a canonical flag that is true. It is what New does without
+// Trusted, for tensors built with Trusted.
+func (t *Tensor) Validate() error {
+	cfg := config{names: t.names, noRetain: true}
+	if t.canonical {
+		cfg.claim = 1
+	}
+	_, err := newUnretained(t.valueType, t.indexType, t.shape, t.coords, t.layout, t.values, t.nnz, &cfg)
+	return err
+}
+
+// checkBounds verifies that every coordinate lies inside the shape.
+func (t *Tensor) checkBounds() error {
+	return indexOpsFor(t.indexType).checkBounds(t)
+}
+
+// detectCanonical reports whether entries are strictly increasing in
+// row-major coordinate order.
+func (t *Tensor) detectCanonical() bool {
+	if t.nnz <= 1 {
+		return true
+	}
+	if len(t.shape) == 0 {
+		return false // several entries at the one coordinate of a scalar
+	}
+	return indexOpsFor(t.indexType).isSorted(t)
+}

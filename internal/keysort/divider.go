@@ -1,0 +1,33 @@
+package keysort
+
+import "math/bits"
+
+// Divider divides uint64 values by a fixed divisor with one multiply-high
+// instead of a hardware division, which costs 20–40 cycles. It is exact for
+// every dividend.
+type Divider struct {
+	d uint64
+	m uint64 // floor((2^64-1)/d)
+}
+
+// NewDivider returns a Divider for d, which must be positive.
+func NewDivider(d uint64) Divider {
+	if d == 0 {
+		panic("keysort: division by zero")
+	}
+	return Divider{d: d, m: ^uint64(0) / d}
+}
+
+// DivMod returns x/d and x%d.
+//
+// q = hi(x·m) underestimates x/d by at most 2 because m·d > 2^64-1-d, so at
+// most two corrections are needed.
+func (v Divider) DivMod(x uint64) (q, r uint64) {
+	q, _ = bits.Mul64(x, v.m)
+	r = x - q*v.d
+	for r >= v.d {
+		q++
+		r -= v.d
+	}
+	return q, r
+}
