@@ -410,7 +410,7 @@ func TestCanonicalizeLarge(t *testing.T) {
 		{[]int64{1000, 1000}, 200_000},
 		{[]int64{50, 60, 70}, 150_000},
 		{[]int64{7, 1 << 20}, 100_000},
-		{[]int64{1 << 40, 1 << 30}, 50_000}, // key + index bits exceed 64
+		{[]int64{1 << 40, 1 << 30}, 50_000},          // key + index bits exceed 64
 		{[]int64{1 << 40, 1 << 30, 1 << 20}, 20_000}, // dense size exceeds 2^64
 	}
 	for _, c := range cases {
