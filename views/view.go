@@ -2,6 +2,7 @@ package views
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -9,76 +10,153 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 )
 
-// inlineDims is the rank up to which a view's shape, strides and dim names
-// live in the same allocation as the View itself.
+// inlineDims is the rank up to which a view's shape, strides, dim names and
+// axis maps live in the same allocation as the View itself.
 const inlineDims = 8
 
 // View is a dense strided view over an Arrow buffer.
 //
 // The element with index idx is element number
 //
-//	Offset(idx) = offset + Σ idx[k]·strides[k]
+//	Offset(idx) = ElemOffset() + Σ idx[k]·ElemStrides()[k]
 //
 // of the buffer, counted in elements of the view's data type (not bytes).
 // Strides are signed; a stride of 0 on an axis longer than 1 repeats data
-// (a broadcast), and such a view is read-only.
-type View struct {
+// (a broadcast), and such a view is read-only. *View implements as.Dense.
+type View struct{ core }
+
+// Remapped is a dense view over an Arrow buffer in which some axes are
+// remapped: made by Rotate, Tile or Select, which plain strides cannot
+// express. The element with index idx is element number
+//
+//	Offset(idx) = offset + Σ p_k(idx[k])·stride[k]
+//
+// of the buffer, counted in elements, where p_k is the index map of axis k
+// (the identity on plain axes; see the package doc, # Remapped axes).
+//
+// *Remapped implements as.Tensor but not as.Dense, so that code which
+// addresses memory with ElemOffset and ElemStrides cannot be handed one by
+// mistake. Copy and ToDense materialise it; AsView returns it as a *View
+// when its remapping has cancelled out.
+type Remapped struct{ core }
+
+// core is the state shared by View and Remapped.
+type core struct {
 	refCount atomic.Int64
 	dtype    arrow.DataType
 	width    int64 // bytes per element
 	buf      *memory.Buffer
-	offset   int64   // element position of index (0, …, 0)
-	shape    []int64 // never modified after construction
-	strides  []int64 // element strides, never modified after construction
-	names    []string
-	size     int64 // number of elements: product of shape
+	offset   int64     // element position of physical index (0, …, 0)
+	shape    []int64   // logical shape, never modified after construction
+	strides  []int64   // element strides of the physical axes, never modified after construction
+	maps     []axisMap // nil when every axis is plain; else one per axis
+	names    []string  // nil or one per axis
+	size     int64     // number of elements: product of shape
 	readOnly bool
 }
 
 var (
 	_ as.Tensor = (*View)(nil)
 	_ as.Dense  = (*View)(nil)
+	_ as.Tensor = (*Remapped)(nil)
 )
 
-// viewAlloc lets a view of rank ≤ inlineDims take one allocation.
+// asView returns c, which must be the core of an allocation made by alloc
+// and have no remapped axis, as a *View. View is struct{ core }, so the
+// conversion is between types of the same layout.
+func asView(c *core) *View {
+	if c == nil {
+		return nil
+	}
+	debugAssert(c.maps == nil, "views: a remapped core converted to *View")
+	return (*View)(unsafe.Pointer(c))
+}
+
+// asRemapped returns c as a *Remapped (see asView).
+func asRemapped(c *core) *Remapped {
+	if c == nil {
+		return nil
+	}
+	return (*Remapped)(unsafe.Pointer(c))
+}
+
+// viewAlloc lets a strided view of rank ≤ inlineDims take one allocation.
 type viewAlloc struct {
-	View
+	core
 	dims  [2 * inlineDims]int64
 	names [inlineDims]string
 }
 
-// alloc returns a zero View whose shape and strides slices have length ndim
-// and, if named, whose names slice has length ndim. It allocates once for
-// ndim ≤ inlineDims.
-func alloc(ndim int, named bool) *View {
+// mappedAlloc lets a remapped view of rank ≤ inlineDims take one
+// allocation.
+type mappedAlloc struct {
+	viewAlloc
+	maps [inlineDims]axisMap
+}
+
+// alloc returns a zero core whose shape and strides slices have length ndim
+// and, if named, whose names slice has length ndim, and if mapped, whose
+// maps slice has length ndim. It allocates once for ndim ≤ inlineDims.
+func alloc(ndim int, named, mapped bool) *core {
 	if ndim <= inlineDims {
-		a := new(viewAlloc)
+		var a *viewAlloc
+		if mapped {
+			m := new(mappedAlloc)
+			m.core.maps = m.maps[:ndim:ndim]
+			a = &m.viewAlloc
+		} else {
+			a = new(viewAlloc)
+		}
 		a.shape = a.dims[:ndim:ndim]
 		a.strides = a.dims[inlineDims : inlineDims+ndim : inlineDims+ndim]
 		if named {
-			a.View.names = a.names[:ndim:ndim]
+			a.core.names = a.names[:ndim:ndim]
 		}
-		return &a.View
+		return &a.core
 	}
-	v := new(View)
+	v := new(core)
 	d := make([]int64, 2*ndim)
 	v.shape, v.strides = d[:ndim:ndim], d[ndim:]
 	if named {
 		v.names = make([]string, ndim)
+	}
+	if mapped {
+		v.maps = make([]axisMap, ndim)
 	}
 	return v
 }
 
 // New returns a view of buf holding values of type dt, with the given
 // element offset, shape and element strides (strides count elements, not
-// bytes, and may be negative). The view retains buf; Release releases it.
+// bytes, and may be negative). The view is writable and retains buf;
+// Release releases it.
 //
 // New checks that every element the view can reach lies inside buf, that
-// the arithmetic does not overflow, and that buf is aligned for dt. It
-// returns an error wrapping arrow.ErrInvalid or arrow.ErrType otherwise.
-// Strides of axes of length 1 are normalised (see the package doc). The
-// returned view must be released by the caller.
+// the address arithmetic does not overflow, and that buf is aligned for dt.
+// It returns an error wrapping arrow.ErrInvalid, arrow.ErrIndex or
+// arrow.ErrType otherwise. Strides of axes of length 1 are normalised (see
+// the package doc). New does not look for self-overlapping strides other
+// than stride 0: a view in which two indices reach one element is the
+// caller's choice, as with numpy.lib.stride_tricks.as_strided. The returned
+// view must be released by the caller.
 func New(dt arrow.DataType, buf *memory.Buffer, elemOffset int64, shape, elemStrides []int64) (*View, error) {
+	if buf == nil {
+		if err := as.CheckValueType(dt); err != nil {
+			return nil, err
+		}
+		return nil, as.Errorf(as.ErrBufferSize, "views: nil buffer")
+	}
+	w := int64(as.ByteWidth(dt))
+	hi := int64(0)
+	if w > 0 {
+		hi = int64(buf.Len()) / w
+	}
+	return newChecked(dt, buf, 0, hi, elemOffset, shape, elemStrides)
+}
+
+// newChecked is New with the reachable elements confined to [lo, hi) of
+// buf, counted in elements.
+func newChecked(dt arrow.DataType, buf *memory.Buffer, lo, hi, elemOffset int64, shape, elemStrides []int64) (*View, error) {
 	if err := as.CheckValueType(dt); err != nil {
 		return nil, err
 	}
@@ -96,20 +174,20 @@ func New(dt arrow.DataType, buf *memory.Buffer, elemOffset int64, shape, elemStr
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBounds(int64(buf.Len())/w, elemOffset, size, shape, elemStrides); err != nil {
+	if err := checkBounds(lo, hi, elemOffset, size, shape, elemStrides); err != nil {
 		return nil, err
 	}
-	v := alloc(len(shape), false)
+	v := alloc(len(shape), false, false)
 	copy(v.shape, shape)
 	copy(v.strides, elemStrides)
 	v.init(dt, buf, elemOffset, size)
 	normaliseUnitStrides(v.shape, v.strides)
 	v.readOnly = isBroadcast(v.shape, v.strides)
-	return v, nil
+	return asView(v), nil
 }
 
 // init sets the fields every constructor sets, and retains buf.
-func (v *View) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
+func (v *core) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
 	v.refCount.Store(1)
 	v.dtype = dt
 	v.width = int64(as.ByteWidth(dt))
@@ -119,8 +197,8 @@ func (v *View) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
 	v.size = size
 }
 
-// Contiguous returns a row-major view of the first product(shape) elements
-// of buf. The returned view must be released by the caller.
+// Contiguous returns a writable row-major view of the first product(shape)
+// elements of buf. The returned view must be released by the caller.
 func Contiguous(dt arrow.DataType, buf *memory.Buffer, shape []int64) (*View, error) {
 	st, err := as.RowMajorStrides(shape)
 	if err != nil {
@@ -141,13 +219,17 @@ func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error
 	}
 	w := int64(as.ByteWidth(dt))
 	nbytes, ok := as.MulInt64(n, w)
-	if !ok {
-		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes overflow int64", n, w)
+	if !ok || nbytes > maxBufferBytes {
+		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", n, w)
 	}
 	buf := NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()
 	return Contiguous(dt, buf, shape)
 }
+
+// maxBufferBytes is the largest buffer Alloc asks for: Go slices are
+// indexed by int.
+const maxBufferBytes = int64(^uint(0) >> 1)
 
 // NewZeroedBuffer returns a buffer of n zero bytes from mem. Allocators need
 // not zero their memory, so it is cleared here. The buffer must be released
@@ -159,49 +241,61 @@ func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 	return buf
 }
 
-// checkBounds verifies that every element reachable by the view lies in
-// [0, bufElems), without overflow.
-func checkBounds(bufElems, offset, size int64, shape, strides []int64) error {
-	if offset < 0 {
-		return as.Errorf(as.ErrOutOfRange, "views: negative element offset %d", offset)
+// checkBounds verifies that every element reachable with the given offset,
+// shape and element strides lies in [lo, hi), without overflow.
+func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
+	if offset < lo {
+		return as.Errorf(as.ErrOutOfRange, "views: element offset %d is before the first element %d", offset, lo)
 	}
 	if size == 0 {
-		if offset > bufElems {
-			return as.Errorf(as.ErrBufferSize, "views: element offset %d is past the end of a %d-element buffer", offset, bufElems)
+		if offset > hi {
+			return as.Errorf(as.ErrBufferSize, "views: element offset %d is past the end of a %d-element buffer", offset, hi)
 		}
 		return nil
 	}
-	lo, hi := offset, offset
+	first, last := offset, offset
 	for k, n := range shape {
 		ext, ok := as.MulInt64(n-1, strides[k])
 		if !ok {
 			return as.Errorf(as.ErrOverflow, "views: stride %d × extent %d of axis %d overflows int64", strides[k], n-1, k)
 		}
 		if ext < 0 {
-			lo, ok = as.AddInt64(lo, ext)
+			first, ok = as.AddInt64(first, ext)
 		} else {
-			hi, ok = as.AddInt64(hi, ext)
+			last, ok = as.AddInt64(last, ext)
 		}
 		if !ok {
 			return as.Errorf(as.ErrOverflow, "views: addresses of shape %v, strides %v, offset %d overflow int64", shape, strides, offset)
 		}
 	}
-	if lo < 0 || hi >= bufElems {
-		return as.Errorf(as.ErrBufferSize, "views: shape %v, strides %v and offset %d reach elements %d..%d, outside a %d-element buffer", shape, strides, offset, lo, hi, bufElems)
+	if first < lo || last >= hi {
+		return as.Errorf(as.ErrBufferSize, "views: shape %v, element strides %v and offset %d reach elements %d..%d, outside the buffer's elements %d..%d", shape, strides, offset, first, last, lo, hi-1)
 	}
 	return nil
 }
 
 // normaliseUnitStrides gives every axis of length 1 the stride a row-major
 // layout would give it, so that contiguity flags and exported strides tell
-// the truth about the memory layout.
+// the truth about the memory layout (seed 004). The strides of an empty
+// view become row-major strides.
 func normaliseUnitStrides(shape, strides []int64) {
+	empty := false
+	for _, n := range shape {
+		if n == 0 {
+			empty = true
+		}
+	}
 	s := int64(1)
 	for k := len(shape) - 1; k >= 0; k-- {
-		if shape[k] == 1 {
+		switch {
+		case empty:
 			strides[k] = s
-		}
-		if shape[k] > 1 {
+			if t, ok := as.MulInt64(s, max(shape[k], 1)); ok {
+				s = t
+			}
+		case shape[k] == 1:
+			strides[k] = s
+		default:
 			s = abs(strides[k]) * shape[k]
 		}
 	}
@@ -225,51 +319,69 @@ func abs(x int64) int64 {
 
 // Retain increases the reference count by 1.
 // Retain may be called simultaneously from multiple goroutines.
-func (v *View) Retain() { v.refCount.Add(1) }
+func (v *core) Retain() { v.refCount.Add(1) }
 
 // Release decreases the reference count by 1.
-// When the reference count goes to zero, the view releases its buffer.
+// When the reference count goes to zero, the view releases its buffer and
+// any index tables it holds.
 // Release may be called simultaneously from multiple goroutines.
-func (v *View) Release() {
-	if v.refCount.Add(-1) == 0 {
+func (v *core) Release() {
+	n := v.refCount.Add(-1)
+	debugAssert(n >= 0, "views: too many releases")
+	if n == 0 {
+		for k := range v.maps {
+			if h := v.maps[k].hold; h != nil {
+				h.Release()
+				v.maps[k].hold = nil
+			}
+		}
 		v.buf.Release()
 		v.buf = nil
 	}
 }
 
 // Format returns as.FormatDense.
-func (v *View) Format() as.Format { return as.FormatDense }
+func (v *core) Format() as.Format { return as.FormatDense }
 
 // DataType returns the Arrow type of the elements.
-func (v *View) DataType() arrow.DataType { return v.dtype }
+func (v *core) DataType() arrow.DataType { return v.dtype }
 
 // Shape returns a copy of the shape.
-func (v *View) Shape() []int64 { return append([]int64(nil), v.shape...) }
+func (v *core) Shape() []int64 { return append([]int64(nil), v.shape...) }
+
+// Dim returns the length of axis k. It panics if k is not an axis.
+func (v *core) Dim(k int) int64 { return v.shape[k] }
 
 // NumDims returns the number of dimensions.
-func (v *View) NumDims() int { return len(v.shape) }
+func (v *core) NumDims() int { return len(v.shape) }
 
 // DimNames returns a copy of the dimension names, or nil if there are none.
-func (v *View) DimNames() []string { return as.CloneDimNames(v.names) }
+func (v *core) DimNames() []string { return as.CloneDimNames(v.names) }
 
 // NNZ returns the number of elements: every element of a dense view is
 // stored.
-func (v *View) NNZ() int64 { return v.size }
+func (v *core) NNZ() int64 { return v.size }
 
 // Len returns the number of elements.
-func (v *View) Len() int64 { return v.size }
+func (v *core) Len() int64 { return v.size }
 
 // Buffer returns the backing buffer. It shares memory with the view: the view
 // must outlive it, or the buffer must be retained.
 func (v *View) Buffer() *memory.Buffer { return v.buf }
 
-// ElemOffset returns the element position of index (0, …, 0).
+// ElemOffset returns the position of the element at index (0, …, 0),
+// counted in elements (not bytes).
 func (v *View) ElemOffset() int64 { return v.offset }
 
-// ElemStrides returns a copy of the strides, counted in elements.
+// ByteOffset returns ElemOffset counted in bytes.
+func (v *View) ByteOffset() int64 { return v.offset * v.width }
+
+// ElemStrides returns a copy of the signed strides, counted in elements
+// (not bytes).
 func (v *View) ElemStrides() []int64 { return append([]int64(nil), v.strides...) }
 
-// ByteStrides returns a copy of the strides, counted in bytes.
+// ByteStrides returns a copy of the signed strides, counted in bytes, as
+// Arrow's Tensor.fbs and arrow-go's tensor package count them.
 func (v *View) ByteStrides() []int64 {
 	out := make([]int64, len(v.strides))
 	for i, s := range v.strides {
@@ -278,13 +390,58 @@ func (v *View) ByteStrides() []int64 {
 	return out
 }
 
-// ReadOnly reports whether writes through the view are refused: broadcast
-// views and views made read-only with AsReadOnly.
-func (v *View) ReadOnly() bool { return v.readOnly }
+// ReadOnly reports whether writes through the view are refused: views over
+// Arrow arrays and tensors (which are immutable), views in which two
+// indices reach one element (broadcasts, tiles, selections with a repeated
+// index), views made read-only with AsReadOnly, and every view derived from
+// a read-only view.
+func (v *core) ReadOnly() bool { return v.readOnly }
 
-// Offset returns the element position of index idx: offset + Σ idx[k]·strides[k].
+// IsCContiguous reports whether the view's elements fill a
+// block of memory in row-major order with no gaps: the stride of each axis
+// is the product of the lengths of the axes after it, ignoring axes of
+// length 1, as NumPy's C_CONTIGUOUS flag does. An empty view is contiguous.
+func (v *View) IsCContiguous() bool {
+	if v.size == 0 {
+		return true
+	}
+	want := int64(1)
+	for k := len(v.shape) - 1; k >= 0; k-- {
+		if n := v.shape[k]; n != 1 {
+			if v.strides[k] != want {
+				return false
+			}
+			want *= n
+		}
+	}
+	return true
+}
+
+// IsFContiguous reports whether the view's elements fill a
+// block of memory in column-major (Fortran) order with no gaps, ignoring axes
+// of length 1, as NumPy's F_CONTIGUOUS flag does. A view with at most one
+// axis longer than 1 is both C- and F-contiguous.
+func (v *View) IsFContiguous() bool {
+	if v.size == 0 {
+		return true
+	}
+	want := int64(1)
+	for k, n := range v.shape {
+		if n != 1 {
+			if v.strides[k] != want {
+				return false
+			}
+			want *= n
+		}
+	}
+	return true
+}
+
+// Offset returns the position in the buffer of the element at idx, counted
+// in elements (not bytes): offset + Σ idx[k]·strides[k] for a *View, with
+// each axis's index map applied to idx[k] first for a *Remapped.
 // It panics if idx has the wrong length or an entry outside the shape.
-func (v *View) Offset(idx ...int64) int64 {
+func (v *core) Offset(idx ...int64) int64 {
 	if len(idx) != len(v.shape) {
 		panic(as.PanicError{Msg: "views: index rank does not match the view's rank"})
 	}
@@ -293,38 +450,10 @@ func (v *View) Offset(idx ...int64) int64 {
 		if uint64(i) >= uint64(v.shape[k]) {
 			panic(as.PanicError{Msg: "views: index out of range"})
 		}
+		if v.maps != nil && !v.maps[k].plain() {
+			i = v.maps[k].phys(i)
+		}
 		off += i * v.strides[k]
 	}
 	return off
-}
-
-// Data returns the whole backing buffer as a []T, aliasing it. Element idx
-// of the view is Data[T](v)[v.Offset(idx...)]. It panics if T is not the
-// view's data type.
-func Data[T as.Value](v *View) []T {
-	mustType[T](v)
-	return as.MustSlice[T](v.buf, int64(v.buf.Len())/v.width)
-}
-
-func mustType[T as.Value](v *View) {
-	if !as.TypeMatches[T](v.dtype) {
-		panic(as.PanicError{Msg: "views: Go type " + as.DataTypeOf[T]().String() + " does not match the view's type " + v.dtype.String()})
-	}
-}
-
-// At returns the element at idx. It panics if T is not the view's type or
-// idx is outside the shape, as a slice index does.
-func At[T as.Value](v *View, idx ...int64) T {
-	return Data[T](v)[v.Offset(idx...)]
-}
-
-// Set stores x at idx. It returns an error wrapping as.ErrReadOnly on a
-// read-only view, and panics if T is not the view's type or idx is outside
-// the shape.
-func Set[T as.Value](v *View, x T, idx ...int64) error {
-	if v.readOnly {
-		return as.Errorf(as.ErrReadOnly, "views: write through a read-only view")
-	}
-	Data[T](v)[v.Offset(idx...)] = x
-	return nil
 }

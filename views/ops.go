@@ -1,0 +1,544 @@
+package views
+
+import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// The shared implementation of the view operations; api.go documents them.
+
+// derive returns a view under construction with the receiver's data type,
+// buffer, offset, read-only flag and, if the receiver has names, a names
+// slice of length ndim. The caller fills the shape, strides, names and maps
+// and calls finish.
+func (v *core) derive(ndim int, mapped bool) *core {
+	out := alloc(ndim, v.names != nil, mapped)
+	out.refCount.Store(1)
+	out.dtype, out.width, out.buf = v.dtype, v.width, v.buf
+	out.offset = v.offset
+	out.readOnly = v.readOnly
+	return out
+}
+
+// finish completes a view under construction: it simplifies the axis maps,
+// normalises the strides of axes of length 1, sets the size and the
+// read-only flag, and retains the buffer and the index tables.
+func (out *core) finish() *core {
+	size, _ := as.NumElements(out.shape) // callers check shapes from outside
+	out.size = size
+	if out.maps != nil {
+		strided := true
+		if size != 0 {
+			for k := range out.maps {
+				out.canonAxis(k)
+				if !out.maps[k].plain() {
+					strided = false
+				}
+			}
+		}
+		if strided {
+			out.maps = nil
+		} else {
+			for k := range out.maps {
+				if h := out.maps[k].hold; h != nil {
+					h.Retain()
+				}
+			}
+		}
+	}
+	normaliseUnitStrides(out.shape, out.strides)
+	if isBroadcast(out.shape, out.strides) {
+		out.readOnly = true
+	}
+	out.buf.Retain()
+	return out
+}
+
+// copyAxis copies axis k of v to axis j of out.
+func (out *core) copyAxis(j int, v *core, k int) {
+	out.shape[j], out.strides[j] = v.shape[k], v.strides[k]
+	if out.names != nil {
+		out.names[j] = v.names[k]
+	}
+	if out.maps != nil && v.maps != nil {
+		out.maps[j] = v.maps[k]
+	}
+}
+
+// physAt returns the physical index of logical index i on axis k.
+func (v *core) physAt(k int, i int64) int64 {
+	if v.maps == nil || v.maps[k].plain() {
+		return i
+	}
+	return v.maps[k].phys(i)
+}
+
+// axisArg resolves an axis argument in [-n, n) to [0, n).
+func axisArg(axis, n int, what string) (int, error) {
+	if axis < -n || axis >= n {
+		return 0, as.Errorf(as.ErrOutOfRange, "views: %s: axis %d is out of range for %d dimensions", what, axis, n)
+	}
+	if axis < 0 {
+		axis += n
+	}
+	return axis, nil
+}
+
+// slice implements View.Slice and Remapped.Slice.
+func (v *core) slice(ranges []Range) (*core, error) {
+	if len(ranges) > len(v.shape) {
+		return nil, as.Errorf(as.ErrShape, "views: %d ranges for %d dimensions", len(ranges), len(v.shape))
+	}
+	for _, r := range ranges {
+		if r.Step == 0 {
+			return nil, as.Errorf(as.ErrOutOfRange, "views: slice step cannot be zero")
+		}
+	}
+	out := v.derive(len(v.shape), v.maps != nil)
+	for k := range v.shape {
+		out.copyAxis(k, v, k)
+	}
+	for k, r := range ranges {
+		start, step, n, _ := r.resolve(v.shape[k])
+		out.shape[k] = n
+		if n == 0 {
+			continue
+		}
+		if out.maps == nil || out.maps[k].plain() {
+			out.offset += start * v.strides[k]
+			if n > 1 {
+				out.strides[k] = step * v.strides[k]
+			}
+		} else {
+			out.maps[k].slice(start, step)
+		}
+	}
+	return out.finish(), nil
+}
+
+// slice composes the map with logical index start + i·step.
+func (m *axisMap) slice(start, step int64) {
+	if m.mod > 0 {
+		m.a = mulAddMod(start, m.b, m.a, m.mod)
+		m.b = mulAddMod(floorMod(step, m.mod), m.b, 0, m.mod)
+		return
+	}
+	m.a += start * m.b
+	m.b *= step
+}
+
+// index implements View.Index and Remapped.Index.
+func (v *core) index(axis int, i int64) (*core, error) {
+	axis, err := axisArg(axis, len(v.shape), "Index")
+	if err != nil {
+		return nil, err
+	}
+	n := v.shape[axis]
+	if i < -n || i >= n {
+		return nil, as.Errorf(as.ErrOutOfRange, "views: index %d is out of range for axis %d of length %d", i, axis, n)
+	}
+	if i < 0 {
+		i += n
+	}
+	out := v.derive(len(v.shape)-1, v.maps != nil)
+	out.offset += v.physAt(axis, i) * v.strides[axis]
+	for k, j := 0, 0; k < len(v.shape); k++ {
+		if k != axis {
+			out.copyAxis(j, v, k)
+			j++
+		}
+	}
+	return out.finish(), nil
+}
+
+// transpose implements View.Transpose and Remapped.Transpose.
+func (v *core) transpose(perm []int) (*core, error) {
+	nd := len(v.shape)
+	if len(perm) == 0 {
+		return v.t(), nil
+	}
+	if err := as.CheckPermutation(perm, nd, "views: Transpose permutation"); err != nil {
+		return nil, err
+	}
+	out := v.derive(nd, v.maps != nil)
+	for k, p := range perm {
+		out.copyAxis(k, v, p)
+	}
+	return out.finish(), nil
+}
+
+// t implements View.T and Remapped.T.
+func (v *core) t() *core {
+	nd := len(v.shape)
+	out := v.derive(nd, v.maps != nil)
+	for k := range nd {
+		out.copyAxis(k, v, nd-1-k)
+	}
+	return out.finish()
+}
+
+// flip implements View.Flip and Remapped.Flip.
+func (v *core) flip(axis int) (*core, error) {
+	axis, err := axisArg(axis, len(v.shape), "Flip")
+	if err != nil {
+		return nil, err
+	}
+	out := v.derive(len(v.shape), v.maps != nil)
+	for k := range v.shape {
+		out.copyAxis(k, v, k)
+	}
+	if n := v.shape[axis]; n > 1 {
+		if out.maps == nil || out.maps[axis].plain() {
+			out.offset += (n - 1) * v.strides[axis]
+			out.strides[axis] = -v.strides[axis]
+		} else {
+			out.maps[axis].slice(n-1, -1)
+		}
+	}
+	return out.finish(), nil
+}
+
+// expandDims implements View.ExpandDims and Remapped.ExpandDims.
+func (v *core) expandDims(axis int) (*core, error) {
+	nd := len(v.shape)
+	axis, err := axisArg(axis, nd+1, "ExpandDims")
+	if err != nil {
+		return nil, err
+	}
+	out := v.derive(nd+1, v.maps != nil)
+	for k, j := 0, 0; j <= nd; j++ {
+		if j == axis {
+			out.shape[j] = 1
+			continue
+		}
+		out.copyAxis(j, v, k)
+		k++
+	}
+	return out.finish(), nil
+}
+
+// squeeze implements View.Squeeze and Remapped.Squeeze.
+func (v *core) squeeze(axes []int) (*core, error) {
+	nd := len(v.shape)
+	var drop uint64 // bit k: drop axis k (ranks ≤ 64)
+	var dropBig []bool
+	if nd > 64 {
+		dropBig = make([]bool, nd)
+	}
+	isDropped := func(k int) bool {
+		if dropBig != nil {
+			return dropBig[k]
+		}
+		return drop&(1<<k) != 0
+	}
+	n := 0
+	mark := func(k int) {
+		if dropBig != nil {
+			dropBig[k] = true
+		} else {
+			drop |= 1 << k
+		}
+		n++
+	}
+	if len(axes) == 0 {
+		for k, d := range v.shape {
+			if d == 1 {
+				mark(k)
+			}
+		}
+	}
+	for _, a := range axes {
+		k, err := axisArg(a, nd, "Squeeze")
+		if err != nil {
+			return nil, err
+		}
+		if isDropped(k) {
+			return nil, as.Errorf(as.ErrShape, "views: Squeeze: axis %d is repeated", k)
+		}
+		if v.shape[k] != 1 {
+			return nil, as.Errorf(as.ErrShape, "views: Squeeze: axis %d has length %d, not 1", k, v.shape[k])
+		}
+		mark(k)
+	}
+	out := v.derive(nd-n, v.maps != nil)
+	for k, j := 0, 0; k < nd; k++ {
+		if !isDropped(k) {
+			out.copyAxis(j, v, k)
+			j++
+		}
+	}
+	return out.finish(), nil
+}
+
+func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
+	nd, td := len(v.shape), len(shape)
+	what := "BroadcastTo"
+	if tile {
+		what = "Tile"
+	}
+	if td < nd {
+		return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast %d dimensions to %d", what, nd, td)
+	}
+	if _, err := as.NumElements(shape); err != nil {
+		return nil, err
+	}
+	lead := td - nd
+	mapped := v.maps != nil
+	for k, n := range v.shape {
+		t := shape[lead+k]
+		switch {
+		case n == t || n == 1:
+		case tile && n > 0 && t >= n && t%n == 0:
+			if v.strides[k] != 0 {
+				mapped = true
+			}
+		default:
+			return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast shape %v to %v: axis %d has length %d, want %d or 1", what, v.shape, shape, k, n, t)
+		}
+	}
+	out := v.derive(td, mapped)
+	if out.names != nil {
+		clear(out.names[:lead])
+	}
+	for k := range lead {
+		out.shape[k], out.strides[k] = shape[k], 0
+	}
+	for k, n := range v.shape {
+		j := lead + k
+		out.copyAxis(j, v, k)
+		t := shape[j]
+		out.shape[j] = t
+		switch {
+		case n == t:
+		case n == 1:
+			out.strides[j] = 0
+		case v.strides[k] == 0:
+			// repeating a repeated axis: still stride 0
+		default:
+			out.maps[j].wrap(n)
+		}
+	}
+	out.readOnly = true
+	return out.finish(), nil
+}
+
+// wrap turns the map of an axis of length n ≥ 2 into one that is periodic
+// with period n, so that logical index i reads the old index i mod n. A
+// modular map whose period is already n is unchanged. A modular map over a
+// strict sub-range of its period cannot be composed in closed form, so it
+// is first materialised into a table of n physical indices.
+func (m *axisMap) wrap(n int64) {
+	switch {
+	case m.plain():
+		m.plen = n
+		m.mod, m.a, m.b, m.c, m.d = n, 0, 1, 1, 0
+	case m.mod == n:
+	case m.mod == 0: // table, affine: x = a + i·b
+		m.c, m.d = m.b, m.a
+		m.mod, m.a, m.b = n, 0, 1
+	default:
+		plen := m.plen
+		tab := m.materialise(n)
+		*m = axisMap{mod: n, b: 1, c: 1, tab: tab, plen: plen}
+	}
+}
+
+// rotate implements View.Rotate and Remapped.Rotate.
+func (v *core) rotate(axis int, shift int64) (*core, error) {
+	axis, err := axisArg(axis, len(v.shape), "Rotate")
+	if err != nil {
+		return nil, err
+	}
+	n := v.shape[axis]
+	r := int64(0)
+	if n > 1 && v.strides[axis] != 0 {
+		r = floorMod(-floorMod(shift, n), n)
+	}
+	out := v.derive(len(v.shape), v.maps != nil || r != 0)
+	for k := range v.shape {
+		out.copyAxis(k, v, k)
+	}
+	if r != 0 {
+		m := &out.maps[axis]
+		m.wrap(n)
+		m.a = mulAddMod(r, m.b, m.a, m.mod)
+	}
+	return out.finish(), nil
+}
+
+// selectIdx implements View.Select and Remapped.Select.
+func (v *core) selectIdx(axis int, indices []int64) (*core, error) {
+	axis, err := axisArg(axis, len(v.shape), "Select")
+	if err != nil {
+		return nil, err
+	}
+	n := v.shape[axis]
+	tab := make([]int64, len(indices))
+	for j, i := range indices {
+		if i < -n || i >= n {
+			return nil, as.Errorf(as.ErrOutOfRange, "views: Select: index %d (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
+		}
+		if i < 0 {
+			i += n
+		}
+		tab[j] = i
+	}
+	return v.selectTable(axis, tab, nil, true), nil
+}
+
+// selectArray implements View.SelectArray and Remapped.SelectArray.
+func (v *core) selectArray(axis int, indices arrow.Array) (*core, error) {
+	axis, err := axisArg(axis, len(v.shape), "SelectArray")
+	if err != nil {
+		return nil, err
+	}
+	if indices.NullN() > 0 {
+		return nil, as.Errorf(as.ErrStructure, "views: SelectArray: the index array has %d nulls", indices.NullN())
+	}
+	n := v.shape[axis]
+	bad := func(j int, i any) error {
+		return as.Errorf(as.ErrOutOfRange, "views: SelectArray: index %v (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
+	}
+	if a, ok := indices.(*array.Int64); ok {
+		vals := a.Int64Values()
+		for j, i := range vals {
+			if uint64(i) >= uint64(n) {
+				return nil, bad(j, i)
+			}
+		}
+		if v.maps == nil || v.maps[axis].plain() {
+			return v.selectTable(axis, vals, a.Data().Buffers()[1], false), nil
+		}
+		return v.selectTable(axis, slices.Clone(vals), nil, false), nil
+	}
+	tab := make([]int64, indices.Len())
+	var conv func(j int) (int64, bool)
+	switch a := indices.(type) {
+	case *array.Int8:
+		conv = func(j int) (int64, bool) { x := a.Value(j); return int64(x), x >= 0 }
+	case *array.Int16:
+		conv = func(j int) (int64, bool) { x := a.Value(j); return int64(x), x >= 0 }
+	case *array.Int32:
+		conv = func(j int) (int64, bool) { x := a.Value(j); return int64(x), x >= 0 }
+	case *array.Uint8:
+		conv = func(j int) (int64, bool) { return int64(a.Value(j)), true }
+	case *array.Uint16:
+		conv = func(j int) (int64, bool) { return int64(a.Value(j)), true }
+	case *array.Uint32:
+		conv = func(j int) (int64, bool) { return int64(a.Value(j)), true }
+	case *array.Uint64:
+		conv = func(j int) (int64, bool) { x := a.Value(j); return int64(x), x <= uint64(n) }
+	default:
+		return nil, as.Errorf(as.ErrUnsupportedType, "views: SelectArray: indices of type %s, want an integer type", indices.DataType())
+	}
+	for j := range tab {
+		i, ok := conv(j)
+		if !ok || i >= n {
+			return nil, bad(j, i)
+		}
+		tab[j] = i
+	}
+	return v.selectTable(axis, tab, nil, false), nil
+}
+
+// selectTable makes the selection view for checked, non-negative logical
+// indices tab on axis. hold owns tab when it is Arrow memory; owned reports
+// whether tab is a fresh Go slice that the view may keep and rewrite.
+func (v *core) selectTable(axis int, tab []int64, hold *memory.Buffer, owned bool) *core {
+	dup := hasDuplicates(tab)
+	s := v.strides[axis]
+	mapped := s != 0 && len(tab) > 1
+	out := v.derive(len(v.shape), v.maps != nil || mapped)
+	for k := range v.shape {
+		out.copyAxis(k, v, k)
+	}
+	out.shape[axis] = int64(len(tab))
+	if dup {
+		out.readOnly = true
+	}
+	switch {
+	case !mapped:
+		// a repeated element or at most one index: a plain axis
+		if len(tab) == 1 {
+			out.offset += v.physAt(axis, tab[0]) * s
+		}
+		if out.maps != nil {
+			out.maps[axis] = axisMap{}
+		}
+	case v.maps == nil || v.maps[axis].plain():
+		out.maps[axis] = axisMap{tab: tab, b: 1, plen: v.shape[axis], hold: hold}
+	default:
+		old := &v.maps[axis]
+		if !owned {
+			tab = slices.Clone(tab)
+		}
+		for j, i := range tab {
+			tab[j] = old.phys(i)
+		}
+		out.maps[axis] = axisMap{tab: tab, b: 1, plen: old.plen}
+	}
+	return out.finish()
+}
+
+// hasDuplicates reports whether tab repeats a value. It is O(len) for a
+// monotonic list and sorts a copy otherwise.
+func hasDuplicates(tab []int64) bool {
+	inc, dec := true, true
+	for j := 1; j < len(tab); j++ {
+		if tab[j] <= tab[j-1] {
+			inc = false
+		}
+		if tab[j] >= tab[j-1] {
+			dec = false
+		}
+	}
+	if inc || dec {
+		return false
+	}
+	s := slices.Clone(tab)
+	slices.Sort(s)
+	for j := 1; j < len(s); j++ {
+		if s[j] == s[j-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// asReadOnly implements View.AsReadOnly and Remapped.AsReadOnly.
+func (v *core) asReadOnly() *core {
+	out := v.clone()
+	out.readOnly = true
+	return out
+}
+
+// clone returns a new view of the same elements.
+func (v *core) clone() *core {
+	out := v.derive(len(v.shape), v.maps != nil)
+	for k := range v.shape {
+		out.copyAxis(k, v, k)
+	}
+	return out.finish()
+}
+
+// withDimNames implements View.WithDimNames and Remapped.WithDimNames.
+func (v *core) withDimNames(names []string) (*core, error) {
+	if err := as.CheckDimNames(names, len(v.shape)); err != nil {
+		return nil, err
+	}
+	names = as.CloneDimNames(names)
+	out := alloc(len(v.shape), names != nil, v.maps != nil)
+	out.refCount.Store(1)
+	out.dtype, out.width, out.buf = v.dtype, v.width, v.buf
+	out.offset, out.readOnly = v.offset, v.readOnly
+	copy(out.shape, v.shape)
+	copy(out.strides, v.strides)
+	copy(out.maps, v.maps)
+	copy(out.names, names)
+	return out.finish(), nil
+}
