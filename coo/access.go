@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
@@ -13,13 +14,13 @@ import (
 // not be modified. It panics if T is not the value type.
 func All[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	vs := mustValues[T](t)
-	iop := indexOpsFor(t.indexType)
+	iop := coords.For(t.indexType)
 	nd := int64(len(t.shape))
 	return func(yield func([]int64, T) bool) {
 		buf := make([]int64, chunk*max(nd, 1))
 		for lo := int64(0); lo < t.nnz; lo += chunk {
 			hi := min(lo+chunk, t.nnz)
-			iop.fill(t, lo, hi, buf)
+			iop.Fill(t.matrix(), lo, hi, buf)
 			for i := lo; i < hi; i++ {
 				j := (i - lo) * nd
 				if !yield(buf[j:j+nd:j+nd], vs[i]) {
@@ -55,7 +56,7 @@ func At[T as.Value](t *Tensor, idx ...int64) T {
 	}
 	var zero T
 	if t.canonical {
-		lo, hi := indexOpsFor(t.indexType).search(t, idx)
+		lo, hi := coords.For(t.indexType).Search(t.matrix(), idx)
 		if lo < hi {
 			return vs[lo]
 		}
@@ -63,11 +64,11 @@ func At[T as.Value](t *Tensor, idx ...int64) T {
 	}
 	// Sum the matches in storage order, in the value type.
 	var perm []int64
-	iop := indexOpsFor(t.indexType)
+	iop := coords.For(t.indexType)
 	buf := make([]int64, chunk*len(idx))
 	for lo := int64(0); lo < t.nnz; lo += chunk {
 		hi := min(lo+chunk, t.nnz)
-		iop.fill(t, lo, hi, buf)
+		iop.Fill(t.matrix(), lo, hi, buf)
 		for i := lo; i < hi; i++ {
 			j := (i - lo) * int64(len(idx))
 			if equal(buf[j:j+int64(len(idx))], idx) {

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 )
 
 // FromSlices returns a tensor holding copies of coords and values in buffers
@@ -141,7 +142,7 @@ func (t *Tensor) WithLayout(mem memory.Allocator, layout Layout) (*Tensor, error
 	nd := int64(len(t.shape))
 	cb := newBuffer(mem, t.nnz*nd*int64(as.ByteWidth(t.indexType)))
 	if t.nnz > 0 && nd > 0 {
-		indexOpsFor(t.indexType).transposeLayout(t, cb.Bytes())
+		coords.For(t.indexType).TransposeLayout(t.matrix(), cb.Bytes())
 	}
 	if t.values != nil {
 		t.values.Retain()

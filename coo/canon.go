@@ -1,12 +1,12 @@
 package coo
 
 import (
-	"math/bits"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -48,21 +48,21 @@ func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor
 		t.Retain()
 		return t, nil
 	}
-	coords, values, u, dup := t.sorted(mem, o.Duplicates, o.Workers)
+	cbuf, values, u, dup := t.sorted(mem, o.Duplicates, o.Workers)
 	if dup && o.Duplicates == as.RejectDuplicates {
-		coords.Release()
+		cbuf.Release()
 		values.Release()
 		return nil, as.Errorf(as.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	nd := int64(len(t.shape))
-	coords.ResizeNoShrink(int(u * nd * int64(as.ByteWidth(t.indexType))))
+	cbuf.ResizeNoShrink(int(u * nd * int64(as.ByteWidth(t.indexType))))
 	values.ResizeNoShrink(int(u * int64(as.ByteWidth(t.valueType))))
-	return t.derived(coords, RowMajor, values, u, true), nil
+	return t.derived(cbuf, RowMajor, values, u, true), nil
 }
 
 // derived returns a tensor of t's shape, types and names over new buffers,
 // taking over the caller's references.
-func (t *Tensor) derived(coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, canonical bool) *Tensor {
+func (t *Tensor) derived(cbuf *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, canonical bool) *Tensor {
 	d := &Tensor{
 		valueType: t.valueType,
 		indexType: t.indexType,
@@ -70,7 +70,7 @@ func (t *Tensor) derived(coords *memory.Buffer, layout Layout, values *memory.Bu
 		names:     t.names,
 		nnz:       nnz,
 		layout:    layout,
-		coords:    coords,
+		coords:    cbuf,
 		values:    values,
 		canonical: canonical,
 	}
@@ -92,33 +92,25 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 	n := t.nnz
 	nd := len(t.shape)
 	iw, vw := int64(as.ByteWidth(t.indexType)), int64(as.ByteWidth(t.valueType))
-	coords := newBuffer(mem, n*int64(nd)*iw)
+	cbuf := newBuffer(mem, n*int64(nd)*iw)
 	values := newBuffer(mem, n*vw)
 	if n == 0 {
-		return coords, values, 0, false
+		return cbuf, values, 0, false
 	}
 	in := t.values.Bytes()[:n*vw]
-	iop, vop := indexOpsFor(t.indexType), vals.For(t.valueType)
+	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 
-	size, ok := as.SizeUint64(t.shape)
-	if nd > 0 && ok && keysort.Fits(uint(bits.Len64(size-1)), int(n)) {
-		strides := make([]uint64, nd)
-		divs := make([]keysort.Divider, nd)
-		s := uint64(1)
-		for k := nd - 1; k >= 0; k-- {
-			strides[k] = s
-			s *= uint64(t.shape[k])
-			divs[k] = keysort.NewDivider(uint64(t.shape[k]))
-		}
-		cb, vb := coords.Bytes(), values.Bytes()
+	if lin, ok := coords.Linearize(t.shape, nil, n); ok {
+		divs := lin.Divs
+		cb, vb := cbuf.Bytes(), values.Bytes()
 		var dup atomic.Bool
 		srt := keysort.Sort{
 			N:       int(n),
-			KeyBits: uint(bits.Len64(size - 1)),
+			KeyBits: lin.KeyBits,
 			Workers: workers,
-			Keys:    iop.keys(t, strides),
+			Keys:    iop.Keys(t.matrix(), lin.Strides),
 			Reduce: func(pos int, words []uint64, ib uint) int {
-				c := iop.emitKeys(cb, nd, divs, pos, words, ib)
+				c := iop.EmitKeys(cb, nd, divs, pos, words, ib)
 				if _, d := vop.ReduceWords(in, vb, pos, words, ib, p); d {
 					dup.Store(true)
 				}
@@ -137,7 +129,7 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 			srt.Scratch2 = as.MustSliceBytes[uint64](vb)
 		}
 		u := srt.Run()
-		return coords, values, int64(u), dup.Load()
+		return cbuf, values, int64(u), dup.Load()
 	}
 
 	// Keys too wide for one word (or a 0-d tensor): sort a permutation by
@@ -146,8 +138,8 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 	for i := range perm {
 		perm[i] = int64(i)
 	}
-	starts := iop.sortPerm(t, perm)
-	iop.gatherRuns(t, coords.Bytes(), perm, starts)
+	starts := iop.SortPerm(t.matrix(), perm)
+	iop.GatherRuns(t.matrix(), cbuf.Bytes(), perm, starts)
 	dup := vop.ReducePerm(in, values.Bytes(), 0, perm, starts, p)
-	return coords, values, int64(len(starts) - 1), dup
+	return cbuf, values, int64(len(starts) - 1), dup
 }

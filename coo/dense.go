@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -43,19 +44,19 @@ func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 		seen = make([]uint64, (size+63)/64)
 	}
 	strides, _ := as.RowMajorStrides(t.shape)
-	iop, vop := indexOpsFor(t.indexType), vals.For(t.valueType)
+	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 	dense, in := v.Buffer().Bytes(), t.values.Bytes()
 	nd := len(t.shape)
-	coords := make([]int64, chunk*max(nd, 1))
+	cbuf := make([]int64, chunk*max(nd, 1))
 	pos := make([]int64, chunk)
 	dup := false
 	for lo := int64(0); lo < t.nnz; lo += chunk {
 		hi := min(lo+chunk, t.nnz)
 		m := hi - lo
-		iop.fill(t, lo, hi, coords)
+		iop.Fill(t.matrix(), lo, hi, cbuf)
 		for j := range m {
 			var q int64
-			for k, c := range coords[j*int64(nd) : (j+1)*int64(nd)] {
+			for k, c := range cbuf[j*int64(nd) : (j+1)*int64(nd)] {
 				q += c * strides[k]
 			}
 			pos[j] = q
@@ -128,10 +129,10 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
 
 	iw, vw := int64(as.ByteWidth(indexType)), int64(as.ByteWidth(vt))
-	coords := newBuffer(mem, nnz*int64(nd)*iw)
+	cbuf := newBuffer(mem, nnz*int64(nd)*iw)
 	values := newBuffer(mem, nnz*vw)
-	iop := indexOpsFor(indexType)
-	cb, vb := coords.Bytes(), values.Bytes()
+	iop := coords.For(indexType)
+	cb, vb := cbuf.Bytes(), values.Bytes()
 	var at int64
 	cols := make([]int64, 0, 64)
 	stage := make([]int64, 0, 64*max(nd, 1))
@@ -146,7 +147,7 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 				stage = append(stage, outer...)
 				stage = append(stage, j)
 			}
-			iop.put(cb, at*int64(nd), stage)
+			iop.Put(cb, at*int64(nd), stage)
 		}
 		at += int64(c)
 	})
@@ -157,7 +158,7 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 		names:     d.DimNames(),
 		nnz:       nnz,
 		layout:    RowMajor,
-		coords:    coords,
+		coords:    cbuf,
 		values:    values,
 		canonical: true,
 	}

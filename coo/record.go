@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 )
 
 // FromRecord builds a tensor from a record batch in table form: one integer
@@ -80,10 +81,10 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 			return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, shape[k])
 		}
 	}
-	iop := indexOpsFor(indexType)
+	iop := coords.For(indexType)
 	cb := newBuffer(mem, nnz*int64(nd)*int64(as.ByteWidth(indexType)))
 	for k, c := range cols {
-		iop.put(cb.Bytes(), int64(k)*nnz, c)
+		iop.Put(cb.Bytes(), int64(k)*nnz, c)
 	}
 	vw := int64(as.ByteWidth(vt))
 	vb := newBuffer(mem, nnz*vw)

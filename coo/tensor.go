@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 )
 
 // Layout is the memory order of the nnz × ndim coordinate matrix.
@@ -290,7 +291,7 @@ func (t *Tensor) Coord(i int64, k int) int64 {
 	if uint64(i) >= uint64(t.nnz) || uint(k) >= uint(len(t.shape)) {
 		panic(as.PanicError{Msg: "coo: entry or dimension out of range"})
 	}
-	return indexOpsFor(t.indexType).at(t, i, k)
+	return coords.For(t.indexType).At(t.matrix(), i, k)
 }
 
 // Validate runs the full check: types, buffer sizes, every coordinate inside
@@ -307,7 +308,7 @@ func (t *Tensor) Validate() error {
 
 // checkBounds verifies that every coordinate lies inside the shape.
 func (t *Tensor) checkBounds() error {
-	return indexOpsFor(t.indexType).checkBounds(t)
+	return coords.For(t.indexType).CheckBounds(t.matrix())
 }
 
 // detectCanonical reports whether entries are strictly increasing in
@@ -319,5 +320,14 @@ func (t *Tensor) detectCanonical() bool {
 	if len(t.shape) == 0 {
 		return false // several entries at the one coordinate of a scalar
 	}
-	return indexOpsFor(t.indexType).isSorted(t)
+	return coords.For(t.indexType).IsSorted(t.matrix())
+}
+
+// matrix describes the coordinate matrix for the shared kernels.
+func (t *Tensor) matrix() coords.Matrix {
+	var data []byte
+	if t.coords != nil {
+		data = t.coords.Bytes()
+	}
+	return coords.Matrix{Type: t.indexType, Data: data, N: t.nnz, Shape: t.shape, ColMajor: t.layout == ColMajor}
 }
