@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/ipc/internal/flatbuf"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 )
 
@@ -214,4 +215,25 @@ func TestValidateRules(t *testing.T) {
 		})
 	}
 	assert.Error(t, (&wire.Message{Header: wire.HeaderSchema}).Validate())
+}
+
+// TestConstantsMatchSchema ties the model's constants to the generated
+// bindings.
+func TestConstantsMatchSchema(t *testing.T) {
+	assert.EqualValues(t, flatbuf.MessageHeaderTensor, wire.HeaderTensor)
+	assert.EqualValues(t, flatbuf.MessageHeaderSparseTensor, wire.HeaderSparseTensor)
+	assert.EqualValues(t, flatbuf.MessageHeaderSchema, wire.HeaderSchema)
+	assert.EqualValues(t, flatbuf.MessageHeaderDictionaryBatch, wire.HeaderDictionaryBatch)
+	assert.EqualValues(t, flatbuf.MessageHeaderRecordBatch, wire.HeaderRecordBatch)
+	assert.EqualValues(t, flatbuf.SparseTensorIndexSparseTensorIndexCOO, wire.IndexCOO)
+	assert.EqualValues(t, flatbuf.SparseTensorIndexSparseMatrixIndexCSX, wire.IndexCSX)
+	assert.EqualValues(t, flatbuf.SparseTensorIndexSparseTensorIndexCSF, wire.IndexCSF)
+	assert.EqualValues(t, flatbuf.MetadataVersionV4, wire.V4)
+	assert.EqualValues(t, flatbuf.MetadataVersionV5, wire.V5)
+	assert.EqualValues(t, flatbuf.SparseMatrixCompressedAxisColumn, wire.AxisColumn)
+	assert.Equal(t, "V5", wire.V5.String())
+	assert.Equal(t, "SparseTensor", wire.HeaderSparseTensor.String())
+	assert.Equal(t, "CSF", wire.IndexCSF.String())
+	assert.Equal(t, "Column", wire.AxisColumn.String())
+	assert.Equal(t, "elements", wire.CSFLengthElements.String())
 }
