@@ -108,13 +108,6 @@ func (b *builder) preAlign(n, a int) {
 	b.pad(paddingBytes(b.size()+n, a))
 }
 
-// push writes raw bytes without alignment.
-func (b *builder) push(p []byte) {
-	b.grow(len(p))
-	b.head -= len(p)
-	copy(b.buf[b.head:], p)
-}
-
 func (b *builder) pushU8(v uint8) int {
 	b.align(1)
 	b.grow(1)

@@ -282,6 +282,7 @@ func (x *CSXIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 // CSFLengthUnit is the unit of the Length of CSF index buffers.
 type CSFLengthUnit int8
 
+// CSF length units.
 const (
 	// CSFLengthElements: lengths are element counts, as every released
 	// Arrow C++ (up to 25.x and the 26 development line) writes and reads.
