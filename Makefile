@@ -1,0 +1,39 @@
+# The test command of README.md is `make test`; .ci/run calls it.
+# Every target installs what it needs itself (Go modules, flatc, a Python
+# venv with pinned pyarrow, the C++ peer built against the wheel's libarrow).
+
+GO ?= go
+GOFLAGS_TEST ?= -race -timeout 20m
+
+.PHONY: test check fmt vet generate-check unit interop bench
+
+test: check unit
+
+check: fmt vet generate-check
+
+fmt:
+	@echo "== gofmt"
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	@echo "== go vet"
+	$(GO) vet ./...
+
+# Regenerate the flatbuffers bindings and require no diff.
+generate-check:
+	@echo "== go generate (flatc) reproduces the committed code"
+	@interop/ensure-flatc.sh
+	$(GO) generate ./ipc/...
+	@git diff --exit-code -- ipc || (echo "generated code differs from the committed code"; exit 1)
+
+unit:
+	@echo "== go test $(GOFLAGS_TEST) ./..."
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+interop:
+	@echo "== live interop with Arrow C++ and pyarrow"
+	interop/run.sh
+
+bench:
+	bench/run.sh
