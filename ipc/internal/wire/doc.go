@@ -39,8 +39,10 @@
 // Exception: the Length of each CSF indptr and indices buffer is an element
 // count, not bytes (§3.4); DetectCSFLengthUnit and CSFCounts interpret it.
 // A dense Tensor body is the raw data, unpadded, bodyLength = size × width.
-// This package does not build bodies: the caller passes them whole to
-// AppendMessage, or in pieces to WriteMessage.
+// This package does not copy tensor data into bodies: SparseBodyLayout
+// computes the offsets and padded lengths, Padding gives the zero bytes, and
+// the caller passes the body whole to AppendMessage or in pieces (buffers and
+// their padding) to WriteMessage.
 //
 // # Metadata
 //

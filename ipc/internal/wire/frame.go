@@ -327,3 +327,34 @@ func alignedBytes(n int) []byte {
 	words := make([]uint64, (n+7)/8)
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
 }
+
+// SparseBodyLayout lays out body buffers of the given byte sizes the way
+// Arrow C++ assembles a SparseTensor body: one after another from offset 0,
+// each followed by zero padding to a multiple of 8. It returns each buffer's
+// {offset, padded length}, as C++ writes them in the metadata, and the body
+// length. Pass the sizes in body order: index buffers first, data last. (For
+// CSF, C++ then replaces the lengths of the index buffers by element
+// counts.) A negative size or a total that overflows int64 is an error
+// wrapping arrowsparse.ErrBufferSize.
+func SparseBodyLayout(sizes ...int64) ([]Buffer, int64, error) {
+	bufs := make([]Buffer, len(sizes))
+	var off int64
+	for i, n := range sizes {
+		p := PaddedLen(n, SparseTensorAlignment)
+		if n < 0 || p < 0 || off > math.MaxInt64-p {
+			return nil, 0, arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: body buffer %d of %d bytes cannot be laid out after %d bytes", i, n, off)
+		}
+		bufs[i] = Buffer{Offset: off, Length: p}
+		off += p
+	}
+	return bufs, off, nil
+}
+
+var zeros [SparseTensorAlignment]byte
+
+// Padding returns the zero bytes that follow a buffer of n bytes in a
+// SparseTensor body (0 to 7 bytes). The slice is shared and must not be
+// modified.
+func Padding(n int64) []byte {
+	return zeros[:paddingBytes(int(n&7), SparseTensorAlignment)]
+}

@@ -397,3 +397,35 @@ func TestWriteMessageChecksBody(t *testing.T) {
 	assert.Equal(t, int64(352), n)
 	assert.Equal(t, goldenBytes(t, "coo"), buf.Bytes())
 }
+
+func TestSparseBodyLayout(t *testing.T) {
+	// The COO of spec §7.1: 48 bytes of indices, 12 bytes of float32 values.
+	bufs, n, err := wire.SparseBodyLayout(48, 12)
+	require.NoError(t, err)
+	assert.Equal(t, []wire.Buffer{{Offset: 0, Length: 48}, {Offset: 48, Length: 16}}, bufs)
+	assert.Equal(t, int64(64), n)
+	_, f := readGolden(t, "coo")
+	assert.Equal(t, f.Message.SparseTensor.Data, bufs[1])
+
+	// The CSF of spec §7.2 (int32 indices): offsets match, C++ then writes
+	// element counts as the index lengths.
+	bufs, n, err = wire.SparseBodyLayout(12, 16, 8, 12, 16, 16)
+	require.NoError(t, err)
+	assert.Equal(t, int64(88), n)
+	_, f = readGolden(t, "csf32")
+	x := f.Message.SparseTensor.Index.(*wire.CSFIndex)
+	for i, b := range append(append([]wire.Buffer{}, x.IndptrBuffers...), x.IndicesBuffers...) {
+		assert.Equal(t, b.Offset, bufs[i].Offset)
+	}
+	assert.Equal(t, f.Message.SparseTensor.Data, bufs[5])
+
+	_, _, err = wire.SparseBodyLayout(-1)
+	requireInvalid(t, err, arrowsparse.ErrBufferSize)
+	_, _, err = wire.SparseBodyLayout(1<<62, 1<<62)
+	requireInvalid(t, err, arrowsparse.ErrBufferSize)
+
+	for n, want := range []int{0, 7, 6, 5, 4, 3, 2, 1, 0} {
+		assert.Len(t, wire.Padding(int64(n)), want)
+	}
+	assert.Equal(t, []byte{0, 0, 0, 0}, wire.Padding(12))
+}
