@@ -187,15 +187,9 @@ func noWrap(a, b, M, n int64) (int64, bool) {
 }
 
 // materialise returns the table of physical indices of logical indices
-// 0..n-1 of the map, in a new Go slice.
+// 0..n-1 of a remapped axis, in a new Go slice.
 func (m *axisMap) materialise(n int64) []int64 {
 	t := make([]int64, n)
-	if m.plain() {
-		for i := range t {
-			t[i] = int64(i)
-		}
-		return t
-	}
 	for i := range t {
 		t[i] = m.phys(int64(i))
 	}

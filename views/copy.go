@@ -174,11 +174,11 @@ func gatherInto(dst []byte, v *core) {
 // layout is a strided layout with axes merged where possible: a compact
 // description for the copy kernels, of rank ≤ the view's.
 type layout struct {
-	nd      int
-	shape   [inlineDims]int64
-	strides [inlineDims]int64
-	big     bool // rank > inlineDims: use shapeS and stridesS
-	shapeS  []int64
+	nd       int
+	shape    [inlineDims]int64
+	strides  [inlineDims]int64
+	big      bool // rank > inlineDims: use shapeS and stridesS
+	shapeS   []int64
 	stridesS []int64
 }
 

@@ -162,7 +162,7 @@ func (v *core) transpose(perm []int) (*core, error) {
 	if len(perm) == 0 {
 		return v.t(), nil
 	}
-	if err := as.CheckPermutation(perm, nd, "views: Transpose permutation"); err != nil {
+	if err := checkPermutation(perm, nd); err != nil {
 		return nil, err
 	}
 	out := v.derive(nd, v.maps != nil)
@@ -284,7 +284,7 @@ func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
 	if td < nd {
 		return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast %d dimensions to %d", what, nd, td)
 	}
-	if _, err := as.NumElements(shape); err != nil {
+	if _, err := numElements(shape); err != nil {
 		return nil, err
 	}
 	lead := td - nd
@@ -298,7 +298,7 @@ func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
 				mapped = true
 			}
 		default:
-			return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast shape %v to %v: axis %d has length %d, want %d or 1", what, v.shape, shape, k, n, t)
+			return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast shape %v to %v: axis %d has length %d, want %d or 1", what, v.shape, cloneShape(shape), k, n, t)
 		}
 	}
 	out := v.derive(td, mapped)
@@ -541,4 +541,47 @@ func (v *core) withDimNames(names []string) (*core, error) {
 	copy(out.maps, v.maps)
 	copy(out.names, names)
 	return out.finish(), nil
+}
+
+// cloneShape returns a copy of s for an error message, so that s itself
+// does not escape to the heap.
+func cloneShape[S ~[]E, E any](s S) S { return append(S(nil), s...) }
+
+// numElements is as.NumElements without letting shape escape: the shape of
+// a view is often a literal at the call site.
+func numElements(shape []int64) (int64, error) {
+	n := int64(1)
+	ok := true
+	for _, d := range shape {
+		if d < 0 {
+			ok = false
+			break
+		}
+		if n, ok = as.MulInt64(n, d); !ok {
+			break
+		}
+	}
+	if ok {
+		return n, nil
+	}
+	return as.NumElements(cloneShape(shape))
+}
+
+// checkPermutation is as.CheckPermutation without letting perm escape.
+func checkPermutation(perm []int, n int) error {
+	if len(perm) == n && n <= 64 {
+		var seen uint64
+		ok := true
+		for _, p := range perm {
+			if p < 0 || p >= n || seen&(1<<p) != 0 {
+				ok = false
+				break
+			}
+			seen |= 1 << p
+		}
+		if ok {
+			return nil
+		}
+	}
+	return as.CheckPermutation(cloneShape(perm), n, "views: Transpose permutation")
 }

@@ -33,7 +33,7 @@ func (v *View) Reshape(shape ...int64) (*View, error) {
 		copy(out.strides, v.strides)
 		copy(out.names, v.names)
 	} else if v.size != 0 && !reshapeStrides(v.shape, v.strides, out.shape, out.strides) {
-		return nil, as.Errorf(as.ErrShape, "views: cannot reshape a view of shape %v and element strides %v to %v without copying; use ReshapeCopy", v.shape, v.strides, newShape)
+		return nil, as.Errorf(as.ErrShape, "views: cannot reshape a view of shape %v and element strides %v to %v without copying; use ReshapeCopy", v.shape, v.strides, cloneShape(newShape))
 	}
 	return asView(out.finish()), nil
 }
@@ -66,14 +66,14 @@ func resolveShape(shape []int64, size int64, old []int64) ([]int64, error) {
 			unknown = k
 			continue
 		case n < 0:
-			return nil, as.Errorf(as.ErrShape, "views: cannot reshape to %v: dimension %d is %d", shape, k, n)
+			return nil, as.Errorf(as.ErrShape, "views: cannot reshape to %v: dimension %d is %d", cloneShape(shape), k, n)
 		case n == 0:
 			zero = true
 		}
 		if !zero {
 			var ok bool
 			if known, ok = as.MulInt64(known, n); !ok {
-				return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v to %v: the element counts differ", old, shape)
+				return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v to %v: the element counts differ", old, cloneShape(shape))
 			}
 		}
 	}
@@ -82,14 +82,14 @@ func resolveShape(shape []int64, size int64, old []int64) ([]int64, error) {
 	}
 	if unknown >= 0 {
 		if known == 0 || size%known != 0 {
-			return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v", old, size, shape)
+			return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v", old, size, cloneShape(shape))
 		}
 		out := append([]int64(nil), shape...)
 		out[unknown] = size / known
 		return out, nil
 	}
 	if known != size {
-		return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v (%d elements)", old, size, shape, known)
+		return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v (%d elements)", old, size, cloneShape(shape), known)
 	}
 	return shape, nil
 }

@@ -170,7 +170,7 @@ func newChecked(dt arrow.DataType, buf *memory.Buffer, lo, hi, elemOffset int64,
 	if !as.Aligned(buf, int(w)) {
 		return nil, as.Errorf(as.ErrAlignment, "views: buffer address is not a multiple of the %s width %d", dt, w)
 	}
-	size, err := as.NumElements(shape)
+	size, err := numElements(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +265,11 @@ func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
 			last, ok = as.AddInt64(last, ext)
 		}
 		if !ok {
-			return as.Errorf(as.ErrOverflow, "views: addresses of shape %v, strides %v, offset %d overflow int64", shape, strides, offset)
+			return as.Errorf(as.ErrOverflow, "views: addresses of shape %v, element strides %v, offset %d overflow int64", cloneShape(shape), cloneShape(strides), offset)
 		}
 	}
 	if first < lo || last >= hi {
-		return as.Errorf(as.ErrBufferSize, "views: shape %v, element strides %v and offset %d reach elements %d..%d, outside the buffer's elements %d..%d", shape, strides, offset, first, last, lo, hi-1)
+		return as.Errorf(as.ErrBufferSize, "views: shape %v, element strides %v and offset %d reach elements %d..%d, outside the buffer's elements %d..%d", cloneShape(shape), cloneShape(strides), offset, first, last, lo, hi-1)
 	}
 	return nil
 }
