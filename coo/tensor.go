@@ -44,6 +44,9 @@ type Tensor struct {
 	coords    *memory.Buffer // nnz × ndim index values, see Layout
 	values    *memory.Buffer // nnz values
 	canonical bool
+	// claimedNot records an explicit claim of non-canonical order made with
+	// WithCanonicalClaim(false), kept for CanonicalFlag.
+	claimedNot bool
 }
 
 var _ as.Tensor = (*Tensor)(nil)
@@ -173,6 +176,7 @@ func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *m
 		values:    values,
 	}
 	t.refCount.Store(1)
+	t.claimedNot = cfg.claim < 0
 	if cfg.trusted {
 		t.canonical = cfg.claim > 0
 		return t, nil
@@ -256,6 +260,13 @@ func (t *Tensor) Layout() Layout { return t.layout }
 // their coordinates without duplicates. The flag is computed by New (or
 // claimed under Trusted).
 func (t *Tensor) IsCanonical() bool { return t.canonical }
+
+// CanonicalFlag returns the canonical flag to record when the tensor is
+// written out, such as the isCanonical field of an IPC message: IsCanonical,
+// except that an explicit WithCanonicalClaim(false) from the producer is
+// kept. A false flag is always a safe claim, and keeping it lets a message
+// be read and written back byte for byte.
+func (t *Tensor) CanonicalFlag() bool { return t.canonical && !t.claimedNot }
 
 // CoordsBuffer returns the coordinate buffer. It shares memory with the
 // tensor: the tensor must outlive it, or the buffer must be retained. It may
