@@ -220,7 +220,7 @@ func putFloat(b []byte, dt arrow.DataType, j int, v float64) {
 	case arrow.FLOAT32:
 		as.MustSliceBytes[float32](b)[j] = float32(v)
 	case arrow.FLOAT16:
-		as.MustSliceBytes[float16.Num](b)[j] = float16.New(float32(v))
+		as.MustSliceBytes[float16.Num](b)[j] = as.Float32ToHalf(float32(v))
 	case arrow.INT8, arrow.UINT8:
 		b[j] = byte(int64(v))
 	case arrow.INT16, arrow.UINT16:
@@ -239,7 +239,7 @@ func getFloat(b []byte, dt arrow.DataType, j int64) float64 {
 	case arrow.FLOAT32:
 		return float64(as.MustSliceBytes[float32](b)[j])
 	case arrow.FLOAT16:
-		return float64(as.MustSliceBytes[float16.Num](b)[j].Float32())
+		return float64(as.HalfToFloat32(as.MustSliceBytes[float16.Num](b)[j]))
 	case arrow.INT8:
 		return float64(int8(b[j]))
 	case arrow.UINT8:
@@ -378,7 +378,7 @@ func atFloat(x *coo.Tensor, idx []int64) float64 {
 	case arrow.FLOAT32:
 		return float64(coo.At[float32](x, idx...))
 	case arrow.FLOAT16:
-		return float64(coo.At[float16.Num](x, idx...).Float32())
+		return float64(as.HalfToFloat32(coo.At[float16.Num](x, idx...)))
 	case arrow.INT8:
 		return float64(coo.At[int8](x, idx...))
 	case arrow.INT16:

@@ -127,10 +127,15 @@ func ParseBuffer(buf *memory.Buffer, opts ...ReadOption) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, err := decodeFrame(f, buf, 0, cfg)
+	if err != nil {
+		return nil, err
+	}
 	if len(rest) != 0 {
+		m.Release()
 		return nil, as.Errorf(as.ErrBufferSize, "ipc: %d bytes follow the message; use NewBytesReader or NewBufferReader for a sequence", len(rest))
 	}
-	return decodeFrame(f, buf, 0, cfg)
+	return m, nil
 }
 
 func prefixLen(legacy bool) int64 {

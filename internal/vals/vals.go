@@ -213,24 +213,35 @@ func (num[T]) CollectNonzero(datab []byte, start, n, stride int64, outb []byte, 
 
 // half are the kernels for float16, computed in float32 and rounded to
 // float16 after every operation, as arithmetic in the value type would.
+// (arrow-go's float16.Num arithmetic truncates and loses subnormals, so it
+// is not used.)
 type half struct{}
 
 func combineHalf(acc, x float16.Num, p as.Duplicates) float16.Num {
 	switch p {
 	case as.SumDuplicates:
-		return acc.Add(x)
+		return addHalf(acc, x)
 	case as.KeepLast:
 		return x
 	case as.KeepMin:
-		if x.Less(acc) || acc.IsNaN() {
+		a, b := as.HalfToFloat32(acc), as.HalfToFloat32(x)
+		if b < a || a != a {
 			return x
 		}
 	case as.KeepMax:
-		if x.Greater(acc) || acc.IsNaN() {
+		a, b := as.HalfToFloat32(acc), as.HalfToFloat32(x)
+		if b > a || a != a {
 			return x
 		}
 	}
 	return acc
+}
+
+// addHalf adds in float32 and rounds once to float16. float32 carries more
+// than twice float16's precision plus two bits, so this equals a correctly
+// rounded float16 addition.
+func addHalf(a, b float16.Num) float16.Num {
+	return as.Float32ToHalf(as.HalfToFloat32(a) + as.HalfToFloat32(b))
 }
 
 func (half) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p as.Duplicates) (int, bool) {
@@ -278,7 +289,7 @@ func (half) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p as
 	in = in[lo : lo+int64(len(positions))]
 	if p == as.SumDuplicates {
 		for j, q := range positions {
-			dense[q] = dense[q].Add(in[j])
+			dense[q] = addHalf(dense[q], in[j])
 		}
 		return false
 	}
