@@ -1,0 +1,138 @@
+package csf
+
+import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+	"github.com/arrowsparse/arrowsparse/views"
+)
+
+// ToDense returns a new row-major dense view of the tensor, in a buffer
+// from mem, keeping the dimension names. It fails with an error wrapping
+// as.ErrOverflow if the dense size does not fit in int64. The result must
+// be released by the caller.
+func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
+	return t.ToView(mem)
+}
+
+// ToView is ToDense returning the *views.View.
+func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
+	size, err := as.NumElements(t.shape)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.valueType))); !ok {
+		return nil, as.Errorf(as.ErrOverflow, "csf: dense size of shape %v overflows int64 bytes", t.shape)
+	}
+	v, err := views.AllocNamed(mem, t.valueType, t.shape, t.names)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := t.leafRange()
+	if lo == hi {
+		return v, nil
+	}
+	rs, _ := as.RowMajorStrides(t.shape)
+	nl := len(t.levels)
+	st := make([]int64, nl) // row-major stride of each level's dimension
+	for l, k := range t.order {
+		st[l] = rs[k]
+	}
+	vop := vals.For(t.valueType)
+	dense, in := v.Buffer().Bytes(), t.values.Bytes()
+	w := newWalker(t)
+	w.seek(lo)
+	buf := make([]int64, chunk*nl)
+	pos := make([]int64, chunk)
+	for a := lo; a < hi; a += chunk {
+		b := min(a+chunk, hi)
+		w.fill(a, b, buf)
+		for j := range b - a {
+			var q int64
+			for l, c := range buf[j*int64(nl) : (j+1)*int64(nl)] {
+				q += c * st[l]
+			}
+			pos[j] = q
+		}
+		vop.Scatter(dense, pos[:b-a], in, a-t.vshift, as.SumDuplicates, nil)
+	}
+	return v, nil
+}
+
+// ToCOO returns the tensor as a COO tensor with row-major coordinates, in
+// tree order. The coordinates are copied into a buffer from mem, with the
+// indices type of the levels that holds the largest values (every
+// coordinate fits it); the values buffer is shared. The result is canonical
+// when the axis order is 0, 1, …, ndim-1, the only order in which tree
+// order is row-major order. The result must be released by the caller.
+func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
+	it := t.levels[0].idxType
+	for _, lv := range t.levels[1:] {
+		if as.IndexMax(lv.idxType) > as.IndexMax(it) {
+			it = lv.idxType
+		}
+	}
+	nl := len(t.levels)
+	iw := int64(as.ByteWidth(it))
+	cb := newBuffer(mem, t.nnz*int64(nl)*iw)
+	defer cb.Release()
+	lo, hi := t.leafRange()
+	if lo < hi {
+		iop := coords.For(it)
+		w := newWalker(t)
+		w.seek(lo)
+		buf := make([]int64, chunk*nl)
+		row := make([]int64, chunk*nl)
+		for a := lo; a < hi; a += chunk {
+			b := min(a+chunk, hi)
+			w.fill(a, b, buf)
+			m := (b - a) * int64(nl)
+			for j := int64(0); j < m; j += int64(nl) {
+				for l, k := range t.order {
+					row[j+int64(k)] = buf[j+int64(l)]
+				}
+			}
+			iop.Put(cb.Bytes(), (a-lo)*int64(nl), row[:m])
+		}
+	}
+	vw := int64(as.ByteWidth(t.valueType))
+	vb := sliceBuffer(t.values, (lo-t.vshift)*vw, t.nnz*vw)
+	if vb != nil {
+		defer vb.Release()
+	}
+	identity := true
+	for l, k := range t.order {
+		identity = identity && l == k
+	}
+	return coo.New(t.valueType, it, t.shape, cb, coo.RowMajor, vb, t.nnz,
+		coo.WithDimNames(t.names...), coo.Trusted(), coo.WithCanonicalClaim(identity))
+}
+
+// defaultOrder returns Arrow C++'s default axis order for a shape: the
+// dimensions by increasing size, ties in dimension order (a stable argsort).
+func defaultOrder(shape []int64) []int {
+	order := make([]int, len(shape))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case shape[a] < shape[b]:
+			return -1
+		case shape[a] > shape[b]:
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// DefaultAxisOrder returns the axis order the constructors use when none is
+// given, as Arrow C++ does: the argsort of the shape, the smallest
+// dimension first, ties in dimension order.
+func DefaultAxisOrder(shape []int64) []int { return defaultOrder(shape) }

@@ -1,0 +1,499 @@
+package csf
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+)
+
+// Options tune FromCOO and FromDense. The zero value gives Arrow C++'s
+// default axis order, sums duplicates and uses every core.
+type Options struct {
+	// AxisOrder is the order of the levels: level l holds dimension
+	// AxisOrder[l]. nil means DefaultAxisOrder(shape).
+	AxisOrder []int
+	// IndexType is the type of every indptr and indices buffer (Arrow IPC
+	// has one of each for all levels). nil means: FromCOO, the COO tensor's
+	// index type if it holds every coordinate and position, else the
+	// narrowest signed type that does; FromDense, int64.
+	IndexType arrow.DataType
+	// IndicesTypes and IndptrTypes, if not nil, give a type per level
+	// (NumDims and NumDims-1 entries), overriding IndexType.
+	IndicesTypes, IndptrTypes []arrow.DataType
+	// Duplicates says how FromCOO combines entries with equal coordinates.
+	Duplicates as.Duplicates
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+}
+
+// spec checks the options for a tensor of the given shape with up to n
+// entries and returns the build specification. defType is the index type
+// used when none is given.
+func (o *Options) spec(valueType arrow.DataType, shape []int64, names []string, n int64, defType arrow.DataType) (*buildSpec, error) {
+	if err := o.Duplicates.Check(); err != nil {
+		return nil, err
+	}
+	order := o.AxisOrder
+	if order == nil {
+		order = defaultOrder(shape)
+	}
+	if err := checkHeader(valueType, shape, order, names); err != nil {
+		return nil, err
+	}
+	nl := len(shape)
+	s := &buildSpec{
+		valueType: valueType,
+		shape:     slices.Clone(shape),
+		names:     as.CloneDimNames(names),
+		order:     slices.Clone(order),
+		idxTypes:  make([]arrow.DataType, nl),
+		ptrTypes:  make([]arrow.DataType, nl-1),
+		workers:   workersOr(o.Workers),
+	}
+	base := o.IndexType
+	if base == nil {
+		base = defType
+	}
+	if o.IndicesTypes != nil && len(o.IndicesTypes) != nl {
+		return nil, as.Errorf(as.ErrStructure, "csf: %d indices types for %d levels", len(o.IndicesTypes), nl)
+	}
+	if o.IndptrTypes != nil && len(o.IndptrTypes) != nl-1 {
+		return nil, as.Errorf(as.ErrStructure, "csf: %d indptr types for %d levels (want %d)", len(o.IndptrTypes), nl, nl-1)
+	}
+	for l := range nl {
+		s.idxTypes[l] = base
+		if o.IndicesTypes != nil {
+			s.idxTypes[l] = o.IndicesTypes[l]
+		}
+		if err := as.CheckIndexType(s.idxTypes[l]); err != nil {
+			return nil, err
+		}
+		if d := shape[order[l]]; n > 0 && d > 0 {
+			if err := as.CheckIndexFits(s.idxTypes[l], d-1, "the coordinates of dimension "+strconv.Itoa(order[l])); err != nil {
+				return nil, err
+			}
+		}
+		if l < nl-1 {
+			s.ptrTypes[l] = base
+			if o.IndptrTypes != nil {
+				s.ptrTypes[l] = o.IndptrTypes[l]
+			}
+			if err := as.CheckIndexType(s.ptrTypes[l]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// defaultIndexType returns it if it holds every value up to max, else the
+// narrowest signed index type that does.
+func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
+	if max <= as.IndexMax(it) {
+		return it
+	}
+	return as.SmallestIndexType(max)
+}
+
+// FromCOO returns the CSF tensor of a COO tensor, in buffers from mem.
+// Entries may come in any order; entries with equal coordinates are
+// combined under o.Duplicates (summed by default; as.RejectDuplicates makes
+// them an error wrapping as.ErrNotCanonical). Dimension names are kept.
+//
+// It sorts 64-bit keys (the linear index in axis order, with the entry
+// number below it) with a parallel radix sort, combines duplicates as the
+// sorted groups come out, and builds the levels in two parallel streaming
+// passes over the sorted keys. For an int64 leaf level and 8-byte values
+// the sort runs inside the output buffers: the peak extra memory is the
+// sort's per-worker bucket buffers. Shapes whose keys do not fit in 64 bits
+// (with the entry number) fall back to a comparison sort of coordinate
+// rows, which is much slower and needs 8·ndim bytes per entry more.
+//
+// The result must be released by the caller.
+func FromCOO(mem memory.Allocator, x *coo.Tensor, o Options) (*Tensor, error) {
+	shape := x.Shape()
+	n := x.NNZ()
+	maxPos := n
+	for _, d := range shape {
+		maxPos = max(maxPos, d-1)
+	}
+	s, err := o.spec(x.DataType(), shape, x.DimNames(), n, defaultIndexType(x.IndexType(), maxPos))
+	if err != nil {
+		return nil, err
+	}
+	for l := 0; l < len(shape)-1; l++ {
+		// A level never has more nodes than there are entries.
+		if err := as.CheckIndexFits(s.ptrTypes[l], n, "the indptr of level "+strconv.Itoa(l)); err != nil {
+			return nil, err
+		}
+	}
+	if n == 0 {
+		return empty(mem, s), nil
+	}
+	var cbytes []byte
+	if b := x.CoordsBuffer(); b != nil {
+		cbytes = b.Bytes()
+	}
+	m := coords.Matrix{Type: x.IndexType(), Data: cbytes, N: n, Shape: shape, ColMajor: x.Layout() == coo.ColMajor}
+	iop := coords.For(x.IndexType())
+	src := entries{
+		n:  n,
+		in: x.ValuesBuffer().Bytes(),
+		rows: func(lo, hi int64, dst []int64) {
+			nd := int64(len(shape))
+			tmp := make([]int64, (hi-lo)*nd)
+			iop.Fill(m, lo, hi, tmp)
+			for j := int64(0); j < hi-lo; j++ {
+				for l, k := range s.order {
+					dst[j*nd+int64(l)] = tmp[j*nd+int64(k)]
+				}
+			}
+		},
+	}
+	if lin, ok := coords.Linearize(shape, s.order, n); ok {
+		src.keyBits = lin.KeyBits
+		src.keys = cooKeys(m, lin.Strides)
+	}
+	return sortAndBuild(mem, s, &src, o.Duplicates)
+}
+
+// cooKeys returns the keysort key function Σ coord[k]·strides[k] of a COO
+// coordinate matrix.
+//
+// coords.Ops.Keys has fast paths for row-major matrices of rank 2 and 3
+// that assume the last stride is 1, which holds only when the last
+// dimension is last in the axis order; other row-major cases are computed
+// here from coordinate rows instead.
+func cooKeys(m coords.Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
+	nd := len(m.Shape)
+	rowMajor := !m.ColMajor || m.N <= 1
+	if !rowMajor || strides[nd-1] == 1 || (nd != 2 && nd != 3) {
+		return coords.For(m.Type).Keys(m, strides)
+	}
+	iop := coords.For(m.Type)
+	return func(lo, hi int, dst []uint64) {
+		buf := make([]int64, chunk*nd)
+		for a := lo; a < hi; a += chunk {
+			b := min(a+chunk, hi)
+			iop.Fill(m, int64(a), int64(b), buf)
+			for j := range b - a {
+				var key uint64
+				for k, c := range buf[j*nd : (j+1)*nd] {
+					key += uint64(c) * strides[k]
+				}
+				dst[a-lo+j] = key
+			}
+		}
+	}
+}
+
+// entries describes n entries to sort into a tree: their values and either
+// their linear keys in axis order (keys not nil) or their coordinates.
+type entries struct {
+	n       int64
+	in      []byte                         // n values of the value type
+	keyBits uint                           // keys are below 1<<keyBits
+	keys    func(lo, hi int, dst []uint64) // keys of entries [lo, hi); concurrent calls
+	rows    func(lo, hi int64, dst []int64)
+}
+
+// sortAndBuild sorts the entries, combines duplicates under p and builds
+// the tensor.
+func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates) (*Tensor, error) {
+	nl := len(s.order)
+	n := e.n
+	vt := s.valueType
+	vw := int64(as.ByteWidth(vt))
+	vop := vals.For(vt)
+	values := newBuffer(mem, n*vw)
+	vb := values.Bytes()
+	dupErr := func() error {
+		return as.Errorf(as.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
+	}
+
+	if e.keys == nil {
+		// Comparison sort of coordinate rows.
+		rows := make([]int64, n*int64(nl))
+		e.rows(0, n, rows)
+		perm := make([]int64, n)
+		for i := range perm {
+			perm[i] = int64(i)
+		}
+		compare := func(a, b int64) int {
+			ra, rb := rows[a*int64(nl):(a+1)*int64(nl)], rows[b*int64(nl):(b+1)*int64(nl)]
+			return slices.Compare(ra, rb)
+		}
+		slices.SortFunc(perm, func(a, b int64) int {
+			if r := compare(a, b); r != 0 {
+				return r
+			}
+			return cmp.Compare(a, b)
+		})
+		starts := make([]int64, 0, n+1)
+		for j := range perm {
+			if j == 0 || compare(perm[j-1], perm[j]) != 0 {
+				starts = append(starts, int64(j))
+			}
+		}
+		starts = append(starts, n)
+		if vop.ReducePerm(e.in, vb, 0, perm, starts, p) && p == as.RejectDuplicates {
+			values.Release()
+			return nil, dupErr()
+		}
+		u := int64(len(starts) - 1)
+		uniq := make([]int64, u*int64(nl))
+		for r := range u {
+			q := perm[starts[r]]
+			copy(uniq[r*int64(nl):(r+1)*int64(nl)], rows[q*int64(nl):(q+1)*int64(nl)])
+		}
+		b := newBuilder(s.levelSizes(), u, s.workers)
+		b.rows = uniq
+		return assemble(mem, s, b, values, nil)
+	}
+
+	// Radix sort of linear keys. The unique keys go to the last indices
+	// buffer when it is 8 bytes wide: the builder then turns each key into
+	// its leaf index in place.
+	var leaf *memory.Buffer
+	var keys []uint64
+	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+		leaf = newBuffer(mem, n*8)
+		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+	} else {
+		keys = make([]uint64, n)
+	}
+	var dup atomic.Bool
+	srt := keysort.Sort{
+		N:       int(n),
+		KeyBits: e.keyBits,
+		Workers: s.workers,
+		Keys:    e.keys,
+		Reduce: func(pos int, words []uint64, ib uint) int {
+			// Keys first: the values may overwrite the words (Scratch2).
+			c := 0
+			last := words[0]>>ib + 1
+			for _, w := range words {
+				if k := w >> ib; k != last {
+					keys[pos+c] = k
+					c++
+					last = k
+				}
+			}
+			if _, d := vop.ReduceWords(e.in, vb, pos, words, ib, p); d {
+				dup.Store(true)
+			}
+			return c
+		},
+		Move: func(dst, src, m int) {
+			copy(keys[dst:dst+m], keys[src:src+m])
+			copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
+		},
+		Scratch1: keys, // dead after the scatter, then holds the unique keys
+	}
+	if vw == 8 {
+		srt.Scratch2 = as.MustSliceBytes[uint64](vb)
+	}
+	u := int64(srt.Run())
+	if dup.Load() && p == as.RejectDuplicates {
+		values.Release()
+		if leaf != nil {
+			leaf.Release()
+		}
+		return nil, dupErr()
+	}
+	b := newBuilder(s.levelSizes(), u, s.workers)
+	b.keys = keys[:u]
+	return assemble(mem, s, b, values, leaf)
+}
+
+// FromDense returns the CSF tensor of the non-zero elements of d, in
+// buffers from mem, as Arrow C++'s SparseCSFTensor::Make does. Negative
+// zero counts as zero; NaN counts as non-zero. Any strides work. Dimension
+// names are kept. o.Duplicates does not apply. The result must be released
+// by the caller.
+func FromDense(mem memory.Allocator, d as.Dense, o Options) (*Tensor, error) {
+	shape := d.Shape()
+	vt := d.DataType()
+	if err := as.CheckValueType(vt); err != nil {
+		return nil, err
+	}
+	size, err := as.NumElements(shape)
+	if err != nil {
+		return nil, err
+	}
+	s, err := o.spec(vt, shape, d.DimNames(), size, arrow.PrimitiveTypes.Int64)
+	if err != nil {
+		return nil, err
+	}
+	nl := len(shape)
+	vop := vals.For(vt)
+	data := d.Buffer().Bytes()
+	ds := d.ElemStrides()
+	sizes := s.levelSizes()
+	st := make([]int64, nl) // element stride of each level's dimension
+	for l, k := range s.order {
+		st[l] = ds[k]
+	}
+	// rows calls f for every row along the last level, in tree order, with
+	// the row's first element and its key prefix (the linear index of the
+	// row's first element in axis order).
+	rows := func(f func(start int64, prefix uint64)) {
+		if size == 0 {
+			return
+		}
+		outer := make([]int64, nl-1)
+		start := d.ElemOffset()
+		prefix := uint64(0)
+		last := uint64(sizes[nl-1])
+		for {
+			f(start, prefix)
+			l := nl - 2
+			for ; l >= 0; l-- {
+				outer[l]++
+				start += st[l]
+				if outer[l] < sizes[l] {
+					break
+				}
+				start -= outer[l] * st[l]
+				outer[l] = 0
+			}
+			if l < 0 {
+				return
+			}
+			prefix += last
+		}
+	}
+	var nnz int64
+	rows(func(start int64, _ uint64) { nnz += vop.CountNonzero(data, start, sizes[nl-1], st[nl-1]) })
+	for l := 0; l < nl-1; l++ {
+		if err := as.CheckIndexFits(s.ptrTypes[l], nnz, "the indptr of level "+strconv.Itoa(l)); err != nil {
+			return nil, err
+		}
+	}
+	if nnz == 0 {
+		return empty(mem, s), nil
+	}
+	vw := int64(as.ByteWidth(vt))
+	values := newBuffer(mem, nnz*vw)
+	var leaf *memory.Buffer
+	var keys []uint64
+	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+		leaf = newBuffer(mem, nnz*8)
+		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+	} else {
+		keys = make([]uint64, nnz)
+	}
+	cols := make([]int64, sizes[nl-1])
+	var at int64
+	rows(func(start int64, prefix uint64) {
+		c := vop.CollectNonzero(data, start, sizes[nl-1], st[nl-1], values.Bytes(), at, cols)
+		for j, x := range cols[:c] {
+			keys[at+int64(j)] = prefix + uint64(x)
+		}
+		at += int64(c)
+	})
+	b := newBuilder(sizes, nnz, s.workers)
+	b.keys = keys
+	return assemble(mem, s, b, values, leaf)
+}
+
+// WithAxisOrder returns the tensor with its levels in another order, in
+// new buffers from mem: the values are sorted into the new tree order.
+// Level l of the result holds dimension order[l] with the indices type
+// that the receiver uses for that dimension; indptr types stay with their
+// level position. If order is the receiver's own, the receiver is returned,
+// retained. It returns an error wrapping as.ErrStructure if order is not a
+// permutation of the dimensions. The result must be released by the
+// caller.
+func (t *Tensor) WithAxisOrder(mem memory.Allocator, order ...int) (*Tensor, error) {
+	return t.withAxisOrder(mem, order, 0)
+}
+
+func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (*Tensor, error) {
+	nl := len(t.levels)
+	if err := as.CheckPermutation(order, nl, "csf: axis order"); err != nil {
+		return nil, err
+	}
+	if slices.Equal(order, t.order) {
+		t.Retain()
+		return t, nil
+	}
+	levelOf := make([]int, nl) // levelOf[k]: the receiver's level of dimension k
+	for l, k := range t.order {
+		levelOf[k] = l
+	}
+	o := Options{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nl), IndptrTypes: make([]arrow.DataType, nl-1), Workers: workers}
+	for l, k := range order {
+		o.IndicesTypes[l] = t.levels[levelOf[k]].idxType
+		if l < nl-1 {
+			o.IndptrTypes[l] = t.levels[l].ptrType
+		}
+	}
+	s, err := o.spec(t.valueType, t.shape, t.names, t.nnz, nil)
+	if err != nil {
+		return nil, err
+	}
+	if t.nnz == 0 {
+		return empty(mem, s), nil
+	}
+	lo, _ := t.leafRange()
+	vw := int64(as.ByteWidth(t.valueType))
+	e := entries{
+		n:  t.nnz,
+		in: t.values.Bytes()[(lo-t.vshift)*vw:],
+		rows: func(a, b int64, dst []int64) {
+			t.walkRows(lo+a, lo+b, func(j int64, row []int64) {
+				for l, k := range order {
+					dst[j*int64(nl)+int64(l)] = row[levelOf[k]]
+				}
+			})
+		},
+	}
+	if lin, ok := coords.Linearize(t.shape, order, t.nnz); ok {
+		st := make([]uint64, nl) // key stride of each receiver level
+		for l, k := range t.order {
+			st[l] = lin.Strides[k]
+		}
+		e.keyBits = lin.KeyBits
+		e.keys = func(a, b int, dst []uint64) {
+			t.walkRows(lo+int64(a), lo+int64(b), func(j int64, row []int64) {
+				var key uint64
+				for l, c := range row {
+					key += uint64(c) * st[l]
+				}
+				dst[j] = key
+			})
+		}
+	}
+	return sortAndBuild(mem, s, &e, as.SumDuplicates)
+}
+
+// walkRows calls f(j, row) for leaves lo+j in [lo, hi) (absolute
+// positions), with the leaf's level-order coordinates.
+func (t *Tensor) walkRows(lo, hi int64, f func(j int64, row []int64)) {
+	if lo >= hi {
+		return
+	}
+	nl := int64(len(t.levels))
+	w := newWalker(t)
+	w.seek(lo)
+	buf := make([]int64, chunk*nl)
+	for a := lo; a < hi; a += chunk {
+		b := min(a+chunk, hi)
+		w.fill(a, b, buf)
+		for j := range b - a {
+			f(a-lo+j, buf[j*nl:(j+1)*nl])
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package csf
+
+import (
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// Validate runs the full check of the tensor's structure, as New does
+// without Trusted:
+//
+//   - the axis order is a permutation of the dimensions;
+//   - there is one indptr buffer per level but the last, and one indices
+//     buffer per level, of index types, large enough and aligned;
+//   - every indptr starts at 0 (for a sub-tensor: at the first node of the
+//     next level it uses), never decreases, and ends at the next level's
+//     length;
+//   - every index lies inside its dimension and the indices of each node's
+//     children are strictly increasing;
+//   - the last level's length equals NNZ, and the values buffer holds NNZ
+//     values.
+//
+// It returns nil or an error wrapping arrow.ErrInvalid, arrow.ErrIndex or
+// arrow.ErrType that names the level and position of the first failure.
+func (t *Tensor) Validate() error {
+	if err := checkHeader(t.valueType, t.shape, t.order, t.names); err != nil {
+		return err
+	}
+	return t.check(true)
+}
+
+// check verifies types and buffer sizes, the end points of every indptr,
+// and with content, everything else.
+func (t *Tensor) check(content bool) error {
+	nl := len(t.levels)
+	for l := range t.levels {
+		lv := &t.levels[l]
+		if err := as.CheckIndexType(lv.idxType); err != nil {
+			return as.Errorf(as.ErrUnsupportedType, "csf: level %d indices: %w", l, err)
+		}
+		if lv.n < 0 {
+			return as.Errorf(as.ErrShape, "csf: level %d has negative length %d", l, lv.n)
+		}
+		if err := checkBuffer(lv.idx, lv.off+lv.n, lv.idxType, l, "indices"); err != nil {
+			return err
+		}
+		if l == nl-1 {
+			if lv.ptr != nil || lv.ptrType != nil {
+				return as.Errorf(as.ErrStructure, "csf: the last level (%d) has an indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
+			}
+			continue
+		}
+		if lv.ptr == nil || lv.ptrType == nil {
+			return as.Errorf(as.ErrStructure, "csf: level %d has no indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
+		}
+		if err := as.CheckIndexType(lv.ptrType); err != nil {
+			return as.Errorf(as.ErrUnsupportedType, "csf: level %d indptr: %w", l, err)
+		}
+		if err := checkBuffer(lv.ptr, lv.off+lv.n+1, lv.ptrType, l, "indptr"); err != nil {
+			return err
+		}
+	}
+	last := &t.levels[nl-1]
+	if t.nnz < 0 {
+		return as.Errorf(as.ErrShape, "csf: negative number of stored values %d", t.nnz)
+	}
+	if last.n != t.nnz {
+		return as.Errorf(as.ErrStructure, "csf: the last level has %d nodes but nnz is %d", last.n, t.nnz)
+	}
+	if last.off-t.vshift < 0 {
+		return as.Errorf(as.ErrStructure, "csf: values start before the values buffer")
+	}
+	if err := checkBuffer(t.values, last.off-t.vshift+t.nnz, t.valueType, -1, "values"); err != nil {
+		return err
+	}
+	// End points, O(ndim).
+	for l := 0; l < nl-1; l++ {
+		lv, next := &t.levels[l], &t.levels[l+1]
+		ops := opsFor(lv.ptrType)
+		if first := ops.get(lv.ptr.Bytes(), lv.off); first != next.off {
+			return as.Errorf(as.ErrStructure, "csf: indptr of level %d starts at %d, want %d", l, first, next.off)
+		}
+		if end := ops.get(lv.ptr.Bytes(), lv.off+lv.n); end != next.off+next.n {
+			return as.Errorf(as.ErrStructure, "csf: indptr of level %d ends at %d, but level %d has %d nodes", l, end-next.off, l+1, next.n)
+		}
+	}
+	if !content {
+		return nil
+	}
+	for l := 0; l < nl-1; l++ {
+		lv := &t.levels[l]
+		if p := opsFor(lv.ptrType).firstDecrease(lv.ptr.Bytes(), lv.off, lv.off+lv.n); p >= 0 {
+			return as.Errorf(as.ErrStructure, "csf: indptr of level %d decreases at entry %d", l, p-lv.off)
+		}
+	}
+	bounds := make([]int64, chunk+1)
+	for l := range t.levels {
+		lv := &t.levels[l]
+		ops := opsFor(lv.idxType)
+		dim := t.shape[t.order[l]]
+		check := func(bounds []int64) error {
+			p, outside := ops.checkRuns(lv.idx.Bytes(), bounds, dim)
+			switch {
+			case p < 0:
+				return nil
+			case outside:
+				return as.Errorf(as.ErrOutOfRange, "csf: index %d of level %d (dimension %d) is %d, outside [0, %d)", p-lv.off, l, t.order[l], ops.get(lv.idx.Bytes(), p), dim)
+			}
+			return as.Errorf(as.ErrStructure, "csf: indices of level %d are not strictly increasing within a node at entry %d", l, p-lv.off)
+		}
+		if l == 0 {
+			if err := check([]int64{lv.off, lv.off + lv.n}); err != nil {
+				return err
+			}
+			continue
+		}
+		// The parents' indptr cuts the level into runs.
+		par := &t.levels[l-1]
+		pops := opsFor(par.ptrType)
+		for i := int64(0); i < par.n; i += chunk {
+			m := min(chunk, par.n-i)
+			b := bounds[:m+1]
+			pops.read(par.ptr.Bytes(), par.off+i, b)
+			if err := check(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkBuffer verifies that buf holds n elements of dt and is aligned. l
+// is the level, or -1 for the values.
+func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, l int, what string) error {
+	w := int64(as.ByteWidth(dt))
+	where := what
+	if l >= 0 {
+		where = "level " + strconv.Itoa(l) + " " + what
+	}
+	need, ok := as.MulInt64(n, w)
+	if !ok {
+		return as.Errorf(as.ErrOverflow, "csf: %s: %d elements of %d bytes overflow int64", where, n, w)
+	}
+	have := int64(0)
+	if buf != nil {
+		have = int64(buf.Len())
+	}
+	if have < need {
+		return as.Errorf(as.ErrBufferSize, "csf: %s buffer has %d bytes, need %d (%d × %s)", where, have, need, n, dt)
+	}
+	if need > 0 && !as.Aligned(buf, int(w)) {
+		return as.Errorf(as.ErrAlignment, "csf: %s buffer address is not a multiple of %d", where, w)
+	}
+	return nil
+}
