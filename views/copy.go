@@ -1,12 +1,39 @@
 package views
 
 import (
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
 )
+
+// CopyOption configures Copy and CopyTo. Options are values, so passing
+// them allocates nothing.
+type CopyOption struct{ workers int }
+
+type copyConfig struct{ workers int }
+
+// WithWorkers lets Copy and CopyTo split a copy of at least 4 MiB into up
+// to n parts along the first axis, copied by n goroutines at once. The
+// default, like any n ≤ 1, copies on the calling goroutine. CopyTo into a
+// destination that is not C-contiguous always uses one goroutine.
+func WithWorkers(n int) CopyOption { return CopyOption{workers: n} }
+
+// parallelMin is the smallest copy, in bytes, that WithWorkers splits.
+const parallelMin = 4 << 20
+
+func newCopyConfig(opts []CopyOption) copyConfig {
+	var c copyConfig
+	for _, o := range opts {
+		if o.workers != 0 {
+			c.workers = o.workers
+		}
+	}
+	return c
+}
 
 // Copy returns a new row-major contiguous, writable view holding the same
 // elements, in a buffer from mem. The dim names are kept. The returned view
@@ -18,7 +45,7 @@ import (
 // cache-blocked transpose when another axis has stride 1 (a transposed
 // matrix, or a batch of them), and a strided gather otherwise. Remapped
 // axes are read through a table of their addresses.
-func (v *core) Copy(mem memory.Allocator) (*View, error) {
+func (v *core) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
 	nbytes, ok := as.MulInt64(v.size, v.width)
 	if !ok || nbytes > maxBufferBytes {
 		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
@@ -32,7 +59,7 @@ func (v *core) Copy(mem memory.Allocator) (*View, error) {
 		return nil, err
 	}
 	out.names = as.CloneDimNames(v.names)
-	gatherInto(buf.Bytes(), v)
+	gatherInto(buf.Bytes(), v, newCopyConfig(opts).workers)
 	return out, nil
 }
 
@@ -47,13 +74,15 @@ func (v *core) ToDense(mem memory.Allocator) (as.Dense, error) {
 }
 
 // CopyTo copies the receiver's elements into dst, which must have the same
-// data type and shape and be writable. If the two share memory, the result
+// data type and shape and be writable. It copies as Copy does, without
+// allocating. If the two share memory, the result
 // is as if the receiver had been copied first. A read-only dst is an error
 // wrapping arrow.ErrInvalid (as.ErrReadOnly), a different data type one
 // wrapping arrow.ErrType, and a different shape one wrapping
-// arrow.ErrInvalid. CopyTo into a contiguous dst takes the fast paths of
-// Copy and allocates nothing unless the views overlap.
-func (v *core) CopyTo(dst *View) error {
+// arrow.ErrInvalid. CopyTo into a C-contiguous dst takes the fast paths of
+// Copy and allocates nothing unless the views overlap; into another dst it
+// copies element by element.
+func (v *core) CopyTo(dst *View, opts ...CopyOption) error {
 	if dst.readOnly {
 		return as.Errorf(as.ErrReadOnly, "views: CopyTo a read-only view")
 	}
@@ -77,7 +106,7 @@ func (v *core) CopyTo(dst *View) error {
 	}
 	if dst.IsCContiguous() {
 		b := dst.buf.Bytes()
-		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src)
+		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src, newCopyConfig(opts).workers)
 		return nil
 	}
 	switch v.width {
@@ -154,9 +183,25 @@ func elems[E uint8 | uint16 | uint32 | uint64](v *core) []E {
 }
 
 // gatherInto writes the view's elements in row-major order to dst, which
-// holds exactly v.size elements.
-func gatherInto(dst []byte, v *core) {
+// holds exactly v.size elements, with up to workers goroutines.
+func gatherInto(dst []byte, v *core, workers int) {
 	if v.size == 0 {
+		return
+	}
+	if workers > 1 && v.size*v.width >= parallelMin && len(v.shape) > 0 && v.shape[0] > 1 {
+		n0 := v.shape[0]
+		k := min(int64(workers), n0)
+		inner := v.size / n0 * v.width // bytes per index of axis 0
+		var wg sync.WaitGroup
+		for w := range k {
+			lo, hi := n0*w/k, n0*(w+1)/k
+			sub, _ := v.slice([]Range{{lo, hi, 1}})
+			wg.Go(func() {
+				defer sub.Release()
+				gatherInto(dst[lo*inner:hi*inner], sub, 1)
+			})
+		}
+		wg.Wait()
 		return
 	}
 	switch v.width {
@@ -171,39 +216,13 @@ func gatherInto(dst []byte, v *core) {
 	}
 }
 
-// layout is a strided layout with axes merged where possible: a compact
-// description for the copy kernels, of rank ≤ the view's.
-type layout struct {
-	nd       int
-	shape    [inlineDims]int64
-	strides  [inlineDims]int64
-	big      bool // rank > inlineDims: use shapeS and stridesS
-	shapeS   []int64
-	stridesS []int64
-}
-
-func (l *layout) dims() ([]int64, []int64) {
-	if l.big {
-		return l.shapeS, l.stridesS
-	}
-	return l.shape[:l.nd], l.strides[:l.nd]
-}
-
-// coalesce returns the layout of a strided view with axes of length 1
-// dropped and each axis merged into the one before it when that one's
-// stride is its stride times its length, so that the row-major order of
-// elements is unchanged.
-func coalesce(shape, strides []int64) layout {
-	var l layout
-	var sh, st []int64
-	if len(shape) > inlineDims {
-		l.big = true
-		l.shapeS = make([]int64, 0, len(shape))
-		l.stridesS = make([]int64, 0, len(shape))
-		sh, st = l.shapeS, l.stridesS
-	} else {
-		sh, st = l.shape[:0], l.strides[:0]
-	}
+// coalesce writes to sh and st (whose capacity must be at least
+// len(shape)) the layout of a strided view with axes of length 1 dropped and
+// each axis merged into the one before it when that one's stride is its
+// stride times its length, so that the row-major order of the elements is
+// unchanged. It returns the merged shape and strides.
+func coalesce(shape, strides, sh, st []int64) ([]int64, []int64) {
+	sh, st = sh[:0], st[:0]
 	for k, n := range shape {
 		if n == 1 {
 			continue
@@ -217,11 +236,7 @@ func coalesce(shape, strides []int64) layout {
 		sh = append(sh, n)
 		st = append(st, s)
 	}
-	l.nd = len(sh)
-	if l.big {
-		l.shapeS, l.stridesS = sh, st
-	}
-	return l
+	return sh, st
 }
 
 // gather copies the view's elements from src (the whole buffer) to dst in
@@ -231,8 +246,12 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *core) {
 		gatherMapped(dst, src, v)
 		return
 	}
-	l := coalesce(v.shape, v.strides)
-	shape, strides := l.dims()
+	var shA, stA [inlineDims]int64
+	sh, st := shA[:], stA[:]
+	if len(v.shape) > inlineDims {
+		sh, st = make([]int64, len(v.shape)), make([]int64, len(v.shape))
+	}
+	shape, strides := coalesce(v.shape, v.strides, sh, st)
 	nd := len(shape)
 	off := v.offset
 	switch {
@@ -379,30 +398,96 @@ func forOuter2(shape, s1, s2 []int64, off1, off2 int64, f func(p1, p2 int64)) {
 }
 
 // transposeBlocked sets dst[pd + r·dLd + c] = src[ps + r + c·sLd] for
-// r < rows, c < cols, in square tiles of about 8 KiB each so that the
-// strided side of every tile stays in the L1 cache.
+// r < rows, c < cols.
+//
+// It works in tiles of transposeTile×transposeTile elements, each copied by
+// 8×8 kernels that read eight source lines and write eight destination
+// lines of eight elements: with float64 every cache line is used whole the
+// moment it is touched, so strides that are powers of two (which map a
+// tile's lines to one cache set) cost nothing. A plane too large for the
+// caches is walked in super-tiles of superRows×superCols elements, whose
+// source lines are first read in memory order (one load per cache line) so
+// that the hardware prefetchers stream them in before the kernels need them.
 func transposeBlocked[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd, ps, sLd, rows, cols int64) {
 	var z E
-	bs := int64(32) // 32×32×8 bytes = 8 KiB
-	switch unsafe.Sizeof(z) {
-	case 1:
-		bs = 128
-	case 2, 4:
-		bs = 64
+	w := int64(unsafe.Sizeof(z))
+	if rows*cols*w <= transposeInCache {
+		transposeTiles(dst, src, pd, dLd, ps, sLd, 0, rows, 0, cols)
+		return
 	}
-	for r0 := int64(0); r0 < rows; r0 += bs {
-		r1 := min(r0+bs, rows)
-		for c0 := int64(0); c0 < cols; c0 += bs {
-			c1 := min(c0+bs, cols)
-			for r := r0; r < r1; r++ {
-				drow := dst[pd+r*dLd+c0 : pd+r*dLd+c1]
-				s := ps + r + c0*sLd
+	line := 64 / w
+	var acc E
+	for c0 := int64(0); c0 < cols; c0 += superCols {
+		c1 := min(c0+superCols, cols)
+		for r0 := int64(0); r0 < rows; r0 += superRows {
+			r1 := min(r0+superRows, rows)
+			for c := c0; c < c1; c++ {
+				run := src[ps+r0+c*sLd : ps+r1+c*sLd]
+				for k := 0; k < len(run); k += int(line) {
+					acc ^= run[k]
+				}
+			}
+			transposeTiles(dst, src, pd, dLd, ps, sLd, r0, r1, c0, c1)
+		}
+	}
+	touchSink.Store(uint64(acc)) // keeps the touching loads alive
+}
+
+// touchSink receives the values read by the touch passes of
+// transposeBlocked, so that the compiler keeps the loads.
+var touchSink atomic.Uint64
+
+const (
+	transposeTile    = 32      // tile side, in elements
+	superRows        = 512     // super-tile rows (contiguous in the source)
+	superCols        = 128     // super-tile columns (source rows)
+	transposeInCache = 1 << 20 // bytes: planes up to this size skip the touch pass
+)
+
+// transposeTiles is transposeBlocked over rows r0..r1 and columns c0..c1,
+// without the touch pass.
+func transposeTiles[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd, ps, sLd, r0, r1, c0, c1 int64) {
+	for tr := r0; tr < r1; tr += transposeTile {
+		tr1 := min(tr+transposeTile, r1)
+		for tc := c0; tc < c1; tc += transposeTile {
+			tc1 := min(tc+transposeTile, c1)
+			r := tr
+			for ; r+8 <= tr1; r += 8 {
+				c := tc
+				for ; c+8 <= tc1; c += 8 {
+					transpose8(dst, src, pd+r*dLd+c, dLd, ps+r+c*sLd, sLd)
+				}
+				for ; c < tc1; c++ {
+					for i := r; i < r+8; i++ {
+						dst[pd+i*dLd+c] = src[ps+i+c*sLd]
+					}
+				}
+			}
+			for ; r < tr1; r++ {
+				drow := dst[pd+r*dLd+tc : pd+r*dLd+tc1]
+				s := ps + r + tc*sLd
 				for c := range drow {
 					drow[c] = src[s]
 					s += sLd
 				}
 			}
 		}
+	}
+}
+
+// transpose8 sets dst[d + i·dLd + j] = src[s + j·sLd + i] for i, j < 8.
+func transpose8[E uint8 | uint16 | uint32 | uint64](dst, src []E, d, dLd, s, sLd int64) {
+	s0 := (*[8]E)(src[s : s+8])
+	s1 := (*[8]E)(src[s+sLd : s+sLd+8])
+	s2 := (*[8]E)(src[s+2*sLd : s+2*sLd+8])
+	s3 := (*[8]E)(src[s+3*sLd : s+3*sLd+8])
+	s4 := (*[8]E)(src[s+4*sLd : s+4*sLd+8])
+	s5 := (*[8]E)(src[s+5*sLd : s+5*sLd+8])
+	s6 := (*[8]E)(src[s+6*sLd : s+6*sLd+8])
+	s7 := (*[8]E)(src[s+7*sLd : s+7*sLd+8])
+	for i := range 8 {
+		r := (*[8]E)(dst[d+int64(i)*dLd : d+int64(i)*dLd+8])
+		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = s0[i], s1[i], s2[i], s3[i], s4[i], s5[i], s6[i], s7[i]
 	}
 }
 

@@ -172,3 +172,48 @@ func TestCopyScalar(t *testing.T) {
 		assert.Equal(t, 5.0, v)
 	}
 }
+
+func TestCopyToAllocatesNothing(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	a := iota64(t, mem, 64, 48)
+	defer a.Release()
+	tr := a.T()
+	defer tr.Release()
+	cols, err := a.Slice(Full(), Span(1, 40))
+	require.NoError(t, err)
+	defer cols.Release()
+	for _, v := range []*View{a, tr, cols} {
+		d, err := Alloc(mem, arrow.PrimitiveTypes.Float64, v.Shape())
+		require.NoError(t, err)
+		n := testing.AllocsPerRun(20, func() { require.NoError(t, v.CopyTo(d, WithWorkers(1))) })
+		assert.Zero(t, n)
+		assert.Equal(t, values(v), values(d))
+		d.Release()
+	}
+}
+
+func TestCopyWithWorkers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	a := iota64(t, mem, 1024, 1030) // 8 MiB: above the parallel threshold
+	defer a.Release()
+	tr := a.T()
+	defer tr.Release()
+	r, err := a.Rotate(1, 7)
+	require.NoError(t, err)
+	defer r.Release()
+	for _, workers := range []int{2, 3, 16} {
+		c, err := tr.Copy(mem, WithWorkers(workers))
+		require.NoError(t, err)
+		want, err := tr.Copy(mem)
+		require.NoError(t, err)
+		assert.Equal(t, Data[float64](want), Data[float64](c))
+		c.Release()
+		want.Release()
+		rc, err := r.Copy(mem, WithWorkers(workers))
+		require.NoError(t, err)
+		assert.Equal(t, values(r), values(rc))
+		rc.Release()
+	}
+}
