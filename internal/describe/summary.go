@@ -1,0 +1,194 @@
+package describe
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/ipc"
+)
+
+// Field is one line of a summary: a key, its value as JSON and as text.
+type Field struct {
+	Key  string // JSON key, snake_case
+	JSON string // the value as a JSON value
+	Text string // the value for people
+}
+
+// Summary is an ordered list of fields describing a message without
+// listing its content. Building it takes time proportional to the rank,
+// not to nnz (except for the COO canonical flag, which the reader has
+// computed already).
+type Summary []Field
+
+func (s *Summary) add(key, js, text string) { *s = append(*s, Field{key, js, text}) }
+
+func (s *Summary) str(key, v string) { s.add(key, QuoteString(v), v) }
+
+func (s *Summary) num(key string, v int64) {
+	s.add(key, strconv.FormatInt(v, 10), strconv.FormatInt(v, 10))
+}
+
+func (s *Summary) flag(key string, v bool) {
+	s.add(key, strconv.FormatBool(v), strconv.FormatBool(v))
+}
+
+func (s *Summary) ints(key string, v []int64) { s.add(key, intList(v), intList(v)) }
+
+func (s *Summary) intsInt(key string, v []int) { s.add(key, intList(v), intList(v)) }
+
+// Summarize returns the summary of a decoded message.
+func Summarize(m *ipc.Message) Summary {
+	t := m.Tensor
+	var s Summary
+	sparse := t.Format() != as.FormatDense
+	kind := "dense"
+	if sparse {
+		kind = "sparse"
+	}
+	s.str("kind", kind)
+	s.str("format", formatName(t))
+	s.str("value_type", TypeName(t.DataType()))
+	shape := t.Shape()
+	s.ints("shape", shape)
+	s.add("dim_names", namesJSON(t.DimNames()), namesText(t.DimNames()))
+	nnz := t.NNZ()
+	s.num("nnz", nnz)
+
+	// Elements and density, exactly even when the product overflows int64.
+	elems := big.NewInt(1)
+	for _, d := range shape {
+		elems.Mul(elems, big.NewInt(d))
+	}
+	if elems.IsInt64() && elems.Int64() <= int64(exact) {
+		s.num("elements", elems.Int64())
+	} else {
+		s.add("elements", QuoteString(elems.String()), elems.String())
+	}
+	if elems.Sign() == 0 {
+		s.add("density", "null", "n/a (no elements)")
+	} else {
+		d, _ := new(big.Rat).SetFrac(big.NewInt(nnz), elems).Float64()
+		s.add("density", FormatFloat(d), fmt.Sprintf("%s (%.4g%%)", FormatFloat(d), 100*d))
+	}
+
+	vw := int64(as.ByteWidth(t.DataType()))
+	switch x := t.(type) {
+	case *coo.Tensor:
+		s.str("index_type", TypeName(x.IndexType()))
+		s.str("layout", x.Layout().String())
+		strides := m.IndicesStrides
+		if strides == nil {
+			w := int64(as.ByteWidth(x.IndexType()))
+			strides = []int64{int64(x.NumDims()) * w, w}
+		}
+		s.ints("indices_strides", strides)
+		s.flag("is_canonical", m.CanonicalClaim)
+		s.flag("canonical", x.IsCanonical())
+		s.num("index_bytes", nnz*int64(x.NumDims())*int64(as.ByteWidth(x.IndexType())))
+	default:
+		if d, ok := t.(as.Dense); ok && !sparse {
+			strides := m.Strides
+			if strides == nil {
+				strides = arrowStrides(shape, vw)
+			}
+			s.ints("strides", strides)
+			s.str("layout", denseLayout(d, shape))
+		} else {
+			summarizeCompressed(&s, t, m)
+		}
+	}
+	s.num("value_bytes", nnz*vw)
+	s.num("message_bytes", m.Size)
+	s.num("metadata_bytes", m.MetadataSize)
+	s.num("body_bytes", m.BodySize)
+	s.add("metadata_version", strconv.Itoa(m.Version), "V"+strconv.Itoa(m.Version))
+	s.flag("legacy_framing", m.Legacy)
+	if len(m.CustomMetadata) > 0 {
+		keys := make([]string, len(m.CustomMetadata))
+		for i, kv := range m.CustomMetadata {
+			keys[i] = kv.Key
+		}
+		quoted := make([]string, len(keys))
+		for i, k := range keys {
+			quoted[i] = QuoteString(k)
+		}
+		s.add("custom_metadata_keys", "["+strings.Join(quoted, ", ")+"]", strings.Join(keys, ", "))
+	}
+	return s
+}
+
+func formatName(t as.Tensor) string {
+	if t.Format() == as.FormatDense {
+		return "TENSOR"
+	}
+	return t.Format().String()
+}
+
+func namesText(names []string) string {
+	if names == nil {
+		return "(none)"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// denseLayout names the memory order of a dense tensor's elements.
+func denseLayout(d as.Dense, shape []int64) string {
+	for _, n := range shape {
+		if n == 0 {
+			return "empty"
+		}
+	}
+	es := d.ElemStrides()
+	c, f := int64(1), int64(1)
+	cOK, fOK := true, true
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 1 && es[k] != c {
+			cOK = false
+		}
+		c *= shape[k]
+	}
+	for k := range shape {
+		if shape[k] > 1 && es[k] != f {
+			fOK = false
+		}
+		f *= shape[k]
+	}
+	switch {
+	case cOK:
+		return "row-major"
+	case fOK:
+		return "column-major"
+	}
+	return "strided"
+}
+
+// JSON returns the summary as one JSON object, keys in order.
+func (s Summary) JSON() []byte {
+	o := newObject()
+	for _, f := range s {
+		o.raw(f.Key, f.JSON)
+	}
+	return o.bytes()
+}
+
+// Text returns the summary for people, one "key: value" line per field.
+func (s Summary) Text() string {
+	width := 0
+	for _, f := range s {
+		width = max(width, len(f.Key))
+	}
+	var b strings.Builder
+	for _, f := range s {
+		k := strings.ReplaceAll(f.Key, "_", " ")
+		fmt.Fprintf(&b, "%-*s  %s\n", width+1, k+":", f.Text)
+	}
+	return b.String()
+}
