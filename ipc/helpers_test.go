@@ -6,9 +6,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/csf"
 )
 
 func errorsIsArrow(err error) bool {
@@ -20,8 +23,23 @@ func sparseToCOO(t *testing.T, mem memory.Allocator, x as.Tensor, s sidecar) *co
 	t.Helper()
 	switch y := x.(type) {
 	case *coo.Tensor:
+		assert.Equal(t, "COO", s.Format)
+		assert.Equal(t, s.IndexType, typeName(y.IndexType()))
+		require.NotNil(t, s.IsCanonical)
 		y.Retain()
 		return y
+	case *csf.Tensor:
+		assert.Equal(t, "CSF", s.Format)
+		assert.Equal(t, s.AxisOrder, y.AxisOrder())
+		for l := range y.NumDims() {
+			assert.Equal(t, s.IndexType, typeName(y.IndicesType(l)))
+			if l < y.NumDims()-1 {
+				assert.Equal(t, s.IndptrType, typeName(y.IndptrType(l)))
+			}
+		}
+		c, err := y.ToCOO(mem)
+		require.NoError(t, err)
+		return c
 	}
 	t.Fatalf("no COO conversion for %T", x)
 	return nil

@@ -169,6 +169,11 @@ func checkSidecar(t *testing.T, mem memory.Allocator, m *ipc.Message, s sidecar)
 		return
 	}
 	assert.Equal(t, s.NNZ, x.NNZ())
+	if y, ok := x.(*coo.Tensor); ok {
+		assert.Equal(t, *s.IsCanonical, m.CanonicalClaim)
+		assert.Equal(t, *s.IsCanonical, y.CanonicalFlag())
+		assert.Equal(t, s.IndicesStrides, m.IndicesStrides)
+	}
 	c := sparseToCOO(t, mem, x, s)
 	defer c.Release()
 	canon, err := c.Canonicalize(mem)
@@ -246,5 +251,3 @@ func TestCrafted(t *testing.T) {
 		})
 	}
 }
-
-var _ = coo.RowMajor
