@@ -1,0 +1,316 @@
+package gcs
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+)
+
+// Options tune the conversions that build compressed storage: FromCOO,
+// FromDense, ToCSR, ToCSC, TensorFromCOO, Tensor.Remap, DM.ToGCS and
+// friends. The zero value sums duplicates, uses every core and picks the
+// index types as each function documents.
+type Options struct {
+	// Duplicates says how entries with equal coordinates are combined.
+	// The default, as.SumDuplicates, is what scipy, pydata/sparse and
+	// PyTorch do. Conversions that only reorder a matrix (ToCSR, ToCSC)
+	// keep duplicates and ignore it.
+	Duplicates as.Duplicates
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// IndptrType is the type of the index pointers of the result; nil
+	// lets the function choose (see its documentation).
+	IndptrType arrow.DataType
+	// IndicesType is the type of the indices of the result; nil lets the
+	// function choose.
+	IndicesType arrow.DataType
+}
+
+// indexTypes resolves the output index types of a conversion: the given
+// defaults unless o sets them, then checks that they can hold the minor
+// indices and the (upper bound of the) number of entries.
+func (o Options) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64) (pt, it arrow.DataType, err error) {
+	pt, it = o.IndptrType, o.IndicesType
+	if it == nil {
+		it = widen(defIdx, minor-1)
+	}
+	if pt == nil {
+		pt = widen(defPtr, n)
+		if as.ByteWidth(pt) < as.ByteWidth(it) && o.IndicesType == nil {
+			pt = widen(it, n)
+		}
+	}
+	if err := as.CheckIndexType(pt); err != nil {
+		return nil, nil, err
+	}
+	if err := as.CheckIndexType(it); err != nil {
+		return nil, nil, err
+	}
+	if n > 0 && minor-1 > as.IndexMax(it) {
+		return nil, nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
+	}
+	if err := as.CheckIndexFits(pt, n, "nnz"); err != nil {
+		return nil, nil, err
+	}
+	return pt, it, nil
+}
+
+// widen returns dt if it holds every value in 0..max, and otherwise the
+// narrowest signed index type that does.
+func widen(dt arrow.DataType, max int64) arrow.DataType {
+	if dt != nil && as.IsIndexType(dt) && max <= as.IndexMax(dt) {
+		return dt
+	}
+	return as.SmallestIndexType(max)
+}
+
+// job describes one conversion to compressed storage: n input entries, each
+// with a lane (major) and an index within it (minor), sorted by (major,
+// minor) with ties in entry order, then merged under a duplicate policy (or
+// kept), and written as indptr, indices and values.
+type job struct {
+	n            int
+	major, minor int64 // output lanes and lane length
+	// keyBits and keys give each entry the key major·minor + index when
+	// that fits keysort; keys is nil otherwise.
+	keyBits uint
+	keys    func(lo, hi int, dst []uint64)
+	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
+	// keys is nil.
+	pairs    func(lo, hi int, maj, mnr []int64)
+	in       []byte // input values, indexed by entry
+	vt       arrow.DataType
+	pt, it   arrow.DataType
+	policy   as.Duplicates
+	keepDups bool
+	workers  int
+}
+
+// fitsKeys reports whether keys major·minor + index and n entry numbers fit
+// in one keysort word, and returns the key width.
+func fitsKeys(major, minor int64, n int) (uint, bool) {
+	size, ok := as.SizeUint64([]int64{major, minor})
+	if !ok {
+		return 0, false
+	}
+	kb := uint(0)
+	if size > 1 {
+		kb = bitLen(size - 1)
+	}
+	return kb, keysort.Fits(kb, n)
+}
+
+func bitLen(x uint64) uint {
+	n := uint(0)
+	for x != 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+// run performs the conversion. It returns the three buffers (from mem), the
+// number of entries written and whether duplicates were met.
+func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer, nnz int64, dup bool) {
+	pw, iw, vw := int64(as.ByteWidth(j.pt)), int64(as.ByteWidth(j.it)), int64(as.ByteWidth(j.vt))
+	n := int64(j.n)
+	indptr = newBuffer(mem, (j.major+1)*pw)
+	clear(indptr.Bytes())
+	indices = newBuffer(mem, n*iw)
+	values = newBuffer(mem, n*vw)
+	if n == 0 {
+		return indptr, indices, values, 0, false
+	}
+	cmp := ixFor(j.pt, j.it).compressor()
+	if j.keys != nil {
+		nnz, dup = j.sortKeys(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
+	} else {
+		nnz, dup = j.sortPairs(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
+	}
+	cmp.prefix(indptr.Bytes())
+	indices.ResizeNoShrink(int(nnz * iw))
+	values.ResizeNoShrink(int(nnz * vw))
+	return indptr, indices, values, nnz, dup
+}
+
+// sortKeys runs keysort. Reduce writes each group's indices and values and
+// counts the entries of each lane into ptr[lane+1].
+func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
+	iw, vw := as.ByteWidth(j.it), as.ByteWidth(j.vt)
+	div := keysort.NewDivider(uint64(j.minor))
+	var mu sync.Mutex
+	var dup atomic.Bool
+	vop := vals.For(j.vt)
+	srt := keysort.Sort{
+		N:       j.n,
+		KeyBits: j.keyBits,
+		Workers: j.workers,
+		Keys:    j.keys,
+		Reduce: func(pos int, words []uint64, ib uint) int {
+			u := c.emit(ptr, idx, &mu, pos, words, ib, div, j.keepDups)
+			if j.keepDups {
+				gatherWords(j.in, out, vw, pos, words, ib)
+				return u
+			}
+			if _, d := vop.ReduceWords(j.in, out, pos, words, ib, j.policy); d {
+				dup.Store(true)
+			}
+			return u
+		},
+		Move: func(dst, src, m int) {
+			copy(idx[dst*iw:], idx[src*iw:(src+m)*iw])
+			copy(out[dst*vw:], out[src*vw:(src+m)*vw])
+		},
+	}
+	if iw == 8 {
+		srt.Scratch1 = as.MustSliceBytes[uint64](idx[:8*j.n])
+	}
+	if vw == 8 {
+		srt.Scratch2 = as.MustSliceBytes[uint64](out[:8*j.n])
+	}
+	u := srt.Run()
+	return int64(u), dup.Load()
+}
+
+// sortPairs is the fallback for keys wider than a keysort word: it sorts a
+// table of (major, minor, entry) triples by comparison.
+func (j *job) sortPairs(c compressor, ptr, idx, out []byte) (int64, bool) {
+	n := j.n
+	maj, mnr := make([]int64, n), make([]int64, n)
+	j.pairs(0, n, maj, mnr)
+	perm := make([]int64, n)
+	for i := range perm {
+		perm[i] = int64(i)
+	}
+	slices.SortFunc(perm, func(a, b int64) int {
+		if r := cmp.Compare(maj[a], maj[b]); r != 0 {
+			return r
+		}
+		if r := cmp.Compare(mnr[a], mnr[b]); r != 0 {
+			return r
+		}
+		return cmp.Compare(a, b)
+	})
+	starts := make([]int64, 0, n+1)
+	for q := range perm {
+		if q == 0 || j.keepDups || maj[perm[q]] != maj[perm[q-1]] || mnr[perm[q]] != mnr[perm[q-1]] {
+			starts = append(starts, int64(q))
+		}
+	}
+	starts = append(starts, int64(n))
+	u := len(starts) - 1
+	lanes, index := make([]int64, u), make([]int64, u)
+	for r := range u {
+		e := perm[starts[r]]
+		lanes[r], index[r] = maj[e], mnr[e]
+	}
+	c.put(ptr, idx, lanes, index)
+	dup := vals.For(j.vt).ReducePerm(j.in, out, 0, perm, starts, j.policy)
+	return int64(u), dup
+}
+
+// gatherWords writes in[entry(words[q])] to out[pos+q] for every word, for
+// values of w bytes.
+func gatherWords(in, out []byte, w, pos int, words []uint64, ib uint) {
+	switch w {
+	case 1:
+		gatherTyped(in, out[pos:], words, ib)
+	case 2:
+		gatherTyped(as.MustSliceBytes[uint16](in), as.MustSliceBytes[uint16](out)[pos:], words, ib)
+	case 4:
+		gatherTyped(as.MustSliceBytes[uint32](in), as.MustSliceBytes[uint32](out)[pos:], words, ib)
+	default:
+		gatherTyped(as.MustSliceBytes[uint64](in), as.MustSliceBytes[uint64](out)[pos:], words, ib)
+	}
+}
+
+func gatherTyped[E uint8 | uint16 | uint32 | uint64](in, out []E, words []uint64, ib uint) {
+	mask := uint64(1)<<ib - 1
+	out = out[:len(words)]
+	for q, w := range words {
+		out[q] = in[w&mask]
+	}
+}
+
+// compressor writes sorted entries as compressed indices for one pair of
+// index types.
+type compressor interface {
+	// emit writes the minor index (key mod minor) of each distinct key
+	// among words (all keys when keepDups) to idx from entry pos, counts
+	// the entries of each lane (key div minor) into ptr[lane+1], and
+	// returns the number of entries written. Lanes seen first or last in
+	// the call may be shared with concurrent calls and are updated under
+	// mu; the others belong to this call alone.
+	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, div keysort.Divider, keepDups bool) int
+	// put writes entries with the given lanes (ascending) and indices, and
+	// counts them into ptr.
+	put(ptr, idx []byte, lanes, index []int64)
+	// prefix turns the counts ptr[1:] into pointers.
+	prefix(ptr []byte)
+}
+
+type comp[P, I as.Index] struct{}
+
+func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, div keysort.Divider, keepDups bool) int {
+	ptr, idx := as.MustSliceBytes[P](ptrb), as.MustSliceBytes[I](idxb)
+	out := idx[pos:]
+	u := 0
+	last := ^uint64(0)
+	cur := ^uint64(0) // lane being counted
+	cnt := 0
+	first := true
+	flush := func(boundary bool) {
+		if boundary {
+			mu.Lock()
+			ptr[cur+1] += P(cnt)
+			mu.Unlock()
+		} else {
+			ptr[cur+1] = P(cnt)
+		}
+	}
+	for _, w := range words {
+		key := w >> ib
+		if key == last && !keepDups {
+			continue
+		}
+		last = key
+		q, r := div.DivMod(key)
+		out[u] = I(r)
+		u++
+		if q != cur {
+			if cnt > 0 {
+				flush(first)
+				first = false
+			}
+			cur, cnt = q, 0
+		}
+		cnt++
+	}
+	if cnt > 0 {
+		flush(true)
+	}
+	return u
+}
+
+func (comp[P, I]) put(ptrb, idxb []byte, lanes, index []int64) {
+	ptr, idx := as.MustSliceBytes[P](ptrb), as.MustSliceBytes[I](idxb)
+	for r, l := range lanes {
+		ptr[l+1]++
+		idx[r] = I(index[r])
+	}
+}
+
+func (comp[P, I]) prefix(ptrb []byte) {
+	ptr := as.MustSliceBytes[P](ptrb)
+	for k := 1; k < len(ptr); k++ {
+		ptr[k] += ptr[k-1]
+	}
+}

@@ -1,0 +1,465 @@
+package gcs
+
+import (
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/vals"
+	"github.com/arrowsparse/arrowsparse/views"
+)
+
+// chunk is the number of entries processed per step by kernels that stage
+// indices in a small buffer.
+const chunk = 1024
+
+// FromCOO returns the 2-d COO tensor t as a canonical CSR (axis Rows) or CSC
+// (axis Cols) matrix, in buffers from mem: entries are sorted by row then
+// column (CSR) or column then row (CSC), and duplicates are combined under
+// o.Duplicates (summed by default, as scipy's tocsr does). Dim names are
+// kept.
+//
+// The indices have the COO's index type and the index pointers the same
+// type, widened to the narrowest signed type holding t.NNZ() if needed;
+// o.IndicesType and o.IndptrType override. (SciPy picks int32 when it
+// fits; Arrow C++ uses one type for both.)
+//
+// A canonical COO converts to CSR in one linear pass. Otherwise the entries
+// are sorted with a parallel radix sort on the key row·cols + col (or
+// col·rows + row), on o.Workers goroutines; when the keys and entry numbers
+// do not fit in 64 bits together, a comparison sort is used instead. With
+// int64 indices and 8-byte values the sort runs inside the output buffers.
+// The result must be released by the caller.
+func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o Options) (*Matrix, error) {
+	if err := axis.check(); err != nil {
+		return nil, err
+	}
+	if t.NumDims() != 2 {
+		return nil, as.Errorf(as.ErrShape, "gcs: FromCOO needs a 2-d tensor, not %d-d; use TensorFromCOO", t.NumDims())
+	}
+	dims := []int{0, 1}
+	if axis == Cols {
+		dims = []int{1, 0}
+	}
+	mp, err := NewMapping(t.Shape(), dims, 1)
+	if err != nil {
+		return nil, err
+	}
+	s, err := compressCOO(mem, t, mp, o)
+	if err != nil {
+		return nil, err
+	}
+	shape := t.Shape()
+	return s.matrix(axis, shape[0], shape[1], t.DimNames()), nil
+}
+
+// compressed is the output of a conversion to compressed storage: the CSR
+// buffers of a reduced matrix, owned by the holder.
+type compressed struct {
+	vt, pt, it              arrow.DataType
+	indptr, indices, values *memory.Buffer
+	nnz                     int64
+	sorted, canonical       bool
+}
+
+// matrix wraps the buffers as a matrix of the given logical shape whose
+// lanes run along axis (for Cols the buffers are the CSR of the transpose).
+func (s compressed) matrix(axis Axis, rows, cols int64, names []string) *Matrix {
+	return adopt(axis, rows, cols, names, s.vt, s.pt, s.it, s.indptr, s.indices, s.values, s.nnz, s.sorted, s.canonical)
+}
+
+func (s compressed) release() {
+	for _, b := range []*memory.Buffer{s.indptr, s.indices, s.values} {
+		if b != nil {
+			b.Release()
+		}
+	}
+}
+
+// compressCOO builds the canonical CSR of the reduced matrix of t under mp.
+func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o Options) (compressed, error) {
+	if err := o.Duplicates.Check(); err != nil {
+		return compressed{}, err
+	}
+	rows, cols := mp.ReducedShape()
+	n := t.NNZ()
+	pt, it, err := o.indexTypes(t.IndexType(), t.IndexType(), cols, n)
+	if err != nil {
+		return compressed{}, err
+	}
+	if err := checkPointerAlloc(rows, pt); err != nil {
+		return compressed{}, err
+	}
+	s := compressed{vt: t.DataType(), pt: pt, it: it, sorted: true, canonical: true}
+	f := formsOf(t)
+	vw := int64(as.ByteWidth(s.vt))
+	var in []byte
+	if n > 0 {
+		in = t.ValuesBuffer().Bytes()[:n*vw]
+	}
+	mul, kb, keysFit := mp.keyStrides()
+	if t.IsCanonical() && isIdentityPerm(mp.dims) && keysFit {
+		// Row-major order of the coordinates is the order of the keys.
+		s.indptr, s.indices, s.values, s.nnz = presorted(mem, f.keys(mul), in, n, rows, cols, pt, it, s.vt)
+		return s, nil
+	}
+	j := &job{
+		n:       int(n),
+		major:   rows,
+		minor:   cols,
+		in:      in,
+		vt:      s.vt,
+		pt:      pt,
+		it:      it,
+		policy:  o.Duplicates,
+		workers: o.Workers,
+	}
+	if keysFit && keysort.Fits(kb, int(n)) {
+		j.keyBits, j.keys = kb, f.keys(mul)
+	} else {
+		a, b := mp.rowColStrides()
+		j.pairs = f.pairs(a, b)
+	}
+	var dup bool
+	s.indptr, s.indices, s.values, s.nnz, dup = j.run(mem)
+	if dup && o.Duplicates == as.RejectDuplicates {
+		s.release()
+		return compressed{}, as.Errorf(as.ErrNotCanonical, "gcs: duplicate coordinates, and the duplicate policy rejects them")
+	}
+	return s, nil
+}
+
+// checkPointerAlloc returns an error if an index pointer array for the
+// given number of lanes cannot be allocated.
+func checkPointerAlloc(lanes int64, pt arrow.DataType) error {
+	if _, ok := as.MulInt64(lanes+1, int64(as.ByteWidth(pt))); !ok || lanes+1 <= 0 || lanes+1 > int64(^uint(0)>>1)/8 {
+		return as.Errorf(as.ErrOverflow, "gcs: an index pointer array of %d+1 entries does not fit in memory", lanes)
+	}
+	return nil
+}
+
+func isIdentityPerm(p []int) bool {
+	for k, v := range p {
+		if v != k {
+			return false
+		}
+	}
+	return true
+}
+
+// presorted compresses n entries whose keys are strictly increasing.
+func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it, vt arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
+	pw, iw := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it))
+	indptr = newBuffer(mem, (major+1)*pw)
+	clear(indptr.Bytes())
+	indices = newBuffer(mem, n*iw)
+	values = copyBuffer(mem, in)
+	c := ixFor(pt, it).compressor()
+	if n > 0 {
+		div := keysort.NewDivider(uint64(minor))
+		var mu sync.Mutex
+		buf := make([]uint64, chunk)
+		for lo := int64(0); lo < n; lo += chunk {
+			hi := min(lo+chunk, n)
+			keys(int(lo), int(hi), buf)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(lo), buf[:hi-lo], 0, div, true)
+		}
+	}
+	c.prefix(indptr.Bytes())
+	return indptr, indices, values, n
+}
+
+// FromDense returns the non-zero elements of the 2-d dense tensor d as a
+// canonical CSR (axis Rows) or CSC (axis Cols) matrix in buffers from mem.
+// Negative zero counts as zero; NaN counts as non-zero. Any strides work
+// (column-major and transposed views included). Both index types default
+// to int64, the narrowest signed type holding the shape and nnz being
+// chosen only when o asks for it by type. Dim names are kept. The result
+// must be released by the caller.
+func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o Options) (*Matrix, error) {
+	if err := axis.check(); err != nil {
+		return nil, err
+	}
+	shape := d.Shape()
+	if len(shape) != 2 {
+		return nil, as.Errorf(as.ErrShape, "gcs: FromDense needs a 2-d tensor, not %d-d", len(shape))
+	}
+	if err := as.CheckValueType(d.DataType()); err != nil {
+		return nil, err
+	}
+	strides := d.ElemStrides()
+	major, minor := shape[0], shape[1]
+	sMaj, sMin := strides[0], strides[1]
+	if axis == Cols {
+		major, minor, sMaj, sMin = minor, major, sMin, sMaj
+	}
+	vt := d.DataType()
+	vop := vals.For(vt)
+	var data []byte
+	if d.Buffer() != nil {
+		data = d.Buffer().Bytes()
+	}
+	off := d.ElemOffset()
+	counts := make([]int64, major)
+	var n int64
+	if minor > 0 {
+		for k := range major {
+			counts[k] = vop.CountNonzero(data, off+k*sMaj, minor, sMin)
+			n += counts[k]
+		}
+	}
+	i64 := arrow.PrimitiveTypes.Int64
+	pt, it, err := o.indexTypes(i64, i64, minor, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPointerAlloc(major, pt); err != nil {
+		return nil, err
+	}
+	pw, iw, vw := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it)), int64(as.ByteWidth(vt))
+	indptr := newBuffer(mem, (major+1)*pw)
+	indices := newBuffer(mem, n*iw)
+	values := newBuffer(mem, n*vw)
+	iop := coords.For(it)
+	ptrs := make([]int64, major+1)
+	cols := make([]int64, minor)
+	var at int64
+	for k := range major {
+		ptrs[k] = at
+		if counts[k] == 0 {
+			continue
+		}
+		c := vop.CollectNonzero(data, off+k*sMaj, minor, sMin, values.Bytes(), at, cols)
+		iop.Put(indices.Bytes(), at, cols[:c])
+		at += int64(c)
+	}
+	ptrs[major] = at
+	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
+	return adopt(axis, shape[0], shape[1], d.DimNames(), vt, pt, it, indptr, indices, values, n, true, true), nil
+}
+
+// ToCOO returns the matrix as a 2-d COO tensor with row-major coordinates
+// in a buffer from mem, sharing the values buffer with the matrix (entries
+// stay in storage order, duplicates included). The coordinates have the
+// indices type, widened to the narrowest signed type holding both
+// dimensions if needed; o.IndicesType overrides. A canonical CSR gives a
+// canonical COO. The result must be released by the caller.
+func (m *Matrix) ToCOO(mem memory.Allocator, o Options) (*coo.Tensor, error) {
+	it := o.IndicesType
+	if it == nil {
+		it = widen(m.indicesType, max(m.rows, m.cols)-1)
+	}
+	if err := as.CheckIndexType(it); err != nil {
+		return nil, err
+	}
+	iw := int64(as.ByteWidth(it))
+	cb := newBuffer(mem, 2*m.nnz*iw)
+	defer cb.Release()
+	iop := coords.For(it)
+	ix := m.ix()
+	major, _ := m.dims()
+	stage := make([]int64, 0, 2*chunk)
+	idx := make([]int64, chunk)
+	for k := range major {
+		lo, hi := ix.lane(m, k)
+		for a := lo; a < hi; a += chunk {
+			b := min(a+chunk, hi)
+			ix.indices(m, a, b, idx)
+			stage = stage[:0]
+			for _, j := range idx[:b-a] {
+				if m.axis == Rows {
+					stage = append(stage, k, j)
+				} else {
+					stage = append(stage, j, k)
+				}
+			}
+			iop.Put(cb.Bytes(), 2*a, stage)
+		}
+	}
+	var opts []coo.Option
+	if m.names != nil {
+		opts = append(opts, coo.WithDimNames(m.names...))
+	}
+	return coo.New(m.valueType, it, m.Shape(), cb, coo.RowMajor, m.values, m.nnz, opts...)
+}
+
+// ToDense returns a new row-major dense view of the matrix, in a buffer from
+// mem, with duplicates summed. It fails with an error wrapping
+// as.ErrOverflow if the dense size does not fit in int64. The result must
+// be released by the caller.
+func (m *Matrix) ToDense(mem memory.Allocator) (as.Dense, error) {
+	return m.ToView(mem, as.SumDuplicates)
+}
+
+// ToView is ToDense with a duplicate policy, returning the *views.View.
+func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	size, err := as.NumElements(m.Shape())
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := as.MulInt64(size, int64(as.ByteWidth(m.valueType))); !ok {
+		return nil, as.Errorf(as.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", m.Shape())
+	}
+	v, err := views.AllocNamed(mem, m.valueType, m.Shape(), m.names)
+	if err != nil {
+		return nil, err
+	}
+	var seen []uint64
+	if p != as.SumDuplicates && p != as.KeepLast {
+		seen = make([]uint64, (size+63)/64)
+	}
+	sMaj, sMin := m.cols, int64(1)
+	if m.axis == Cols {
+		sMaj, sMin = 1, m.cols
+	}
+	dense := v.Buffer().Bytes()
+	var in []byte
+	if m.nnz > 0 {
+		in = m.values.Bytes()
+	}
+	vop := vals.For(m.valueType)
+	ix := m.ix()
+	major, _ := m.dims()
+	pos := make([]int64, chunk)
+	dup := false
+	for k := range major {
+		lo, hi := ix.lane(m, k)
+		for a := lo; a < hi; a += chunk {
+			b := min(a+chunk, hi)
+			ix.indices(m, a, b, pos)
+			for q := range b - a {
+				pos[q] = k*sMaj + pos[q]*sMin
+			}
+			if vop.Scatter(dense, pos[:b-a], in, a, p, seen) {
+				dup = true
+			}
+		}
+	}
+	if dup && p == as.RejectDuplicates {
+		v.Release()
+		return nil, as.Errorf(as.ErrNotCanonical, "gcs: duplicate entries, and the duplicate policy rejects them")
+	}
+	return v, nil
+}
+
+// ToCSR returns the matrix in CSR format. A CSR is returned itself,
+// retained. A CSC is transposed physically (see ToCSC). The result must be
+// released by the caller.
+func (m *Matrix) ToCSR(mem memory.Allocator, o Options) (*Matrix, error) {
+	return m.toAxis(mem, Rows, o)
+}
+
+// ToCSC returns the matrix in CSC format. A CSC is returned itself,
+// retained. A CSR is transposed physically into new buffers from mem, with a
+// parallel radix sort on o.Workers goroutines keyed by (column, row): the
+// result is sorted within every column even if the input is not sorted
+// within its rows, and duplicates are kept (o.Duplicates is ignored). The
+// index types are kept, the indices being widened if the new index range
+// needs it; o's index types override. The result must be released by the
+// caller.
+func (m *Matrix) ToCSC(mem memory.Allocator, o Options) (*Matrix, error) {
+	return m.toAxis(mem, Cols, o)
+}
+
+func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o Options) (*Matrix, error) {
+	if err := axis.check(); err != nil {
+		return nil, err
+	}
+	if m.axis == axis && o.IndptrType == nil && o.IndicesType == nil {
+		m.Retain()
+		return m, nil
+	}
+	if m.axis == axis {
+		return m.retyped(mem, o)
+	}
+	return m.transposed(mem, o)
+}
+
+// retyped returns the matrix with the index types of o (the receiver's
+// where o has none), copying the index arrays and sharing the values.
+func (m *Matrix) retyped(mem memory.Allocator, o Options) (*Matrix, error) {
+	major, minor := m.dims()
+	pt, it := o.IndptrType, o.IndicesType
+	if pt == nil {
+		pt = m.indptrType
+	}
+	if it == nil {
+		it = m.indicesType
+	}
+	if err := as.CheckIndexType(pt); err != nil {
+		return nil, err
+	}
+	if err := as.CheckIndexType(it); err != nil {
+		return nil, err
+	}
+	if err := as.CheckIndexFits(pt, m.nnz, "nnz"); err != nil {
+		return nil, err
+	}
+	if m.nnz > 0 && minor-1 > as.IndexMax(it) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
+	}
+	ix := m.ix()
+	ptrs := make([]int64, major+1)
+	ix.pointers(m, 0, major, ptrs)
+	indptr := newBuffer(mem, (major+1)*int64(as.ByteWidth(pt)))
+	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
+	indices := newBuffer(mem, m.nnz*int64(as.ByteWidth(it)))
+	buf := make([]int64, chunk)
+	for a := int64(0); a < m.nnz; a += chunk {
+		b := min(a+chunk, m.nnz)
+		ix.indices(m, a, b, buf)
+		coords.For(it).Put(indices.Bytes(), a, buf[:b-a])
+	}
+	if m.values != nil {
+		m.values.Retain()
+	}
+	return adopt(m.axis, m.rows, m.cols, m.names, m.valueType, pt, it, indptr, indices, m.values, m.nnz, m.sorted, m.canonical), nil
+}
+
+// transposed returns the same logical matrix with the other compressed
+// axis, in new buffers.
+func (m *Matrix) transposed(mem memory.Allocator, o Options) (*Matrix, error) {
+	major, minor := m.dims() // the new minor and major
+	pt, it, err := o.indexTypes(m.indptrType, m.indicesType, major, m.nnz)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPointerAlloc(minor, pt); err != nil {
+		return nil, err
+	}
+	var in []byte
+	if m.nnz > 0 {
+		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
+	}
+	ix := m.ix()
+	j := &job{
+		n:        int(m.nnz),
+		major:    minor,
+		minor:    major,
+		in:       in,
+		vt:       m.valueType,
+		pt:       pt,
+		it:       it,
+		keepDups: true,
+		workers:  o.Workers,
+	}
+	if kb, ok := fitsKeys(minor, major, int(m.nnz)); ok {
+		j.keyBits, j.keys = kb, ix.transposeKeys(m)
+	} else {
+		j.pairs = ix.transposePairs(m)
+	}
+	indptr, indices, values, nnz, _ := j.run(mem)
+	out := adopt(m.axis.Other(), m.rows, m.cols, m.names, m.valueType, pt, it, indptr, indices, values, nnz, true, m.canonical)
+	if !m.canonical {
+		out.sorted, out.canonical, _ = out.ix().checkIndices(out)
+	}
+	return out, nil
+}

@@ -1,0 +1,515 @@
+package gcs
+
+import (
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// Axis names the compressed axis of a matrix: Rows for CSR, Cols for CSC.
+// The values are those of Arrow's SparseMatrixCompressedAxis enum
+// (Row = 0, Column = 1).
+type Axis int8
+
+const (
+	// Rows compresses the rows: compressed sparse rows (CSR). Lane i is
+	// row i and the indices are column numbers.
+	Rows Axis = 0
+	// Cols compresses the columns: compressed sparse columns (CSC). Lane j
+	// is column j and the indices are row numbers.
+	Cols Axis = 1
+)
+
+// String returns "rows" or "columns".
+func (a Axis) String() string {
+	if a == Cols {
+		return "columns"
+	}
+	return "rows"
+}
+
+// Other returns the other axis: Cols for Rows and Rows for Cols.
+func (a Axis) Other() Axis { return 1 - a }
+
+func (a Axis) check() error {
+	if a != Rows && a != Cols {
+		return as.Errorf(as.ErrStructure, "gcs: unknown compressed axis %d", a)
+	}
+	return nil
+}
+
+// Matrix is a 2-d sparse matrix in compressed sparse row (CSR) or column
+// (CSC) format over three Arrow buffers: indptr, indices and values. It is
+// immutable once built; see the package documentation for the layout and
+// the ownership rules.
+type Matrix struct {
+	refCount    atomic.Int64
+	axis        Axis
+	valueType   arrow.DataType
+	indptrType  arrow.DataType
+	indicesType arrow.DataType
+	rows, cols  int64
+	names       []string
+	nnz         int64
+	indptr      *memory.Buffer // major+1 pointers
+	indices     *memory.Buffer // nnz minor indices
+	values      *memory.Buffer // nnz values
+	sorted      bool           // indices non-decreasing within every lane
+	canonical   bool           // indices strictly increasing within every lane
+}
+
+var _ as.Tensor = (*Matrix)(nil)
+
+// Option configures New, NewCSR, NewCSC and FromSlices.
+type Option func(*config)
+
+type config struct {
+	names   []string
+	claim   int8 // 0 no claim, 1 claims canonical, -1 claims not canonical
+	trusted bool
+}
+
+// WithDimNames sets the two dimension names (row, column), or none.
+func WithDimNames(names ...string) Option {
+	return func(c *config) { c.names = names }
+}
+
+// WithCanonicalClaim records what the producer of the data claims about the
+// order of the indices. A true claim is checked: if some lane is not
+// strictly increasing, New fails with an error wrapping as.ErrNotCanonical.
+// A false claim is not an error; the flag is computed either way. Under
+// Trusted the claim is adopted without a check.
+func WithCanonicalClaim(canonical bool) Option {
+	return func(c *config) {
+		c.claim = -1
+		if canonical {
+			c.claim = 1
+		}
+	}
+}
+
+// Trusted skips the O(nnz) checks of New: indices are not checked against
+// the shape, and the canonical flag is the claim made with
+// WithCanonicalClaim (false without one). Types, buffer sizes, alignment
+// and the whole indptr array (start, monotonicity, end) are still checked,
+// so no access can go outside a buffer; but an index outside the shape
+// makes ToDense, At and the kernels panic. Use it only for data this
+// process wrote itself or otherwise trusts, and call Validate when in
+// doubt.
+func Trusted() Option {
+	return func(c *config) { c.trusted = true }
+}
+
+// New returns a matrix over existing Arrow buffers, without copying them.
+// axis says which axis is compressed (Rows: CSR, Cols: CSC); shape is
+// (rows, columns). For CSR, indptr holds rows+1 pointers of indptrType and
+// indices holds the column of each of the nnz values; for CSC, indptr holds
+// cols+1 pointers and indices the rows. indptrType and indicesType may
+// differ (Arrow allows it); values holds nnz values of valueType. Buffers
+// may be longer than needed (IPC pads them); New retains the three buffers
+// and the caller keeps its own references. A nil buffer is allowed where
+// zero bytes are needed.
+//
+// New checks the types, the shape and names, the buffer sizes and
+// alignment, that indptr starts at 0, never decreases and ends at nnz, and
+// (unless Trusted) that every index lies inside the shape; it computes the
+// canonical flag (strictly increasing indices within every lane). Any
+// failure returns an error wrapping arrow.ErrInvalid, arrow.ErrIndex or
+// arrow.ErrType. The returned matrix must be released by the caller.
+func New(axis Axis, shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m, err := build(axis, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range []*memory.Buffer{indptr, indices, values} {
+		if b != nil {
+			b.Retain()
+		}
+	}
+	return m, nil
+}
+
+// NewCSR is New(Rows, …): a CSR matrix over existing buffers, adopted
+// without copying. SciPy's csr_matrix (indptr, indices, data) maps onto it
+// directly, int32 buffers staying int32.
+func NewCSR(shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+	return New(Rows, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, opts...)
+}
+
+// NewCSC is New(Cols, …): a CSC matrix over existing buffers, adopted
+// without copying.
+func NewCSC(shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+	return New(Cols, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, opts...)
+}
+
+// FromSlices returns a matrix holding copies of indptr, indices and values
+// in buffers from mem, with the index and value types of the Go types. It
+// checks everything New checks; nnz is len(values). The result must be
+// released by the caller.
+func FromSlices[P, I as.Index, T as.Value](mem memory.Allocator, axis Axis, shape []int64, indptr []P, indices []I, values []T, opts ...Option) (*Matrix, error) {
+	if len(indices) != len(values) {
+		return nil, as.Errorf(as.ErrBufferSize, "gcs: %d indices for %d values", len(indices), len(values))
+	}
+	bufs := [3]*memory.Buffer{
+		copyBuffer(mem, as.BytesOf(indptr)),
+		copyBuffer(mem, as.BytesOf(indices)),
+		copyBuffer(mem, as.BytesOf(values)),
+	}
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	// The pointer count is checked against the shape by build; a short
+	// slice gives a short buffer and an error.
+	m, err := build(axis, shape, as.DataTypeOf[T](), as.DataTypeOf[P](), as.DataTypeOf[I](), bufs[0], bufs[1], bufs[2], int64(len(values)), &cfg)
+	if err != nil {
+		for _, b := range bufs {
+			b.Release()
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// build checks its arguments and returns a matrix that takes over the
+// caller's references to the buffers (it retains nothing).
+func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, cfg *config) (*Matrix, error) {
+	if err := axis.check(); err != nil {
+		return nil, err
+	}
+	if err := as.CheckValueType(vt); err != nil {
+		return nil, err
+	}
+	if err := as.CheckIndexType(pt); err != nil {
+		return nil, err
+	}
+	if err := as.CheckIndexType(it); err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 {
+		return nil, as.Errorf(as.ErrShape, "gcs: a compressed matrix has 2 dimensions, not %d", len(shape))
+	}
+	if err := as.CheckShape(shape); err != nil {
+		return nil, err
+	}
+	if err := as.CheckDimNames(cfg.names, 2); err != nil {
+		return nil, err
+	}
+	if nnz < 0 {
+		return nil, as.Errorf(as.ErrShape, "gcs: negative number of stored values %d", nnz)
+	}
+	m := &Matrix{
+		axis:        axis,
+		valueType:   vt,
+		indptrType:  pt,
+		indicesType: it,
+		rows:        shape[0],
+		cols:        shape[1],
+		names:       as.CloneDimNames(cfg.names),
+		nnz:         nnz,
+		indptr:      indptr,
+		indices:     indices,
+		values:      values,
+	}
+	major, minor := m.dims()
+	if major == 1<<63-1 {
+		return nil, as.Errorf(as.ErrOverflow, "gcs: %d %s need %d pointers, which overflows int64", major, axis, uint64(major)+1)
+	}
+	if err := as.CheckIndexFits(pt, nnz, "nnz"); err != nil {
+		return nil, err
+	}
+	if nnz > 0 && minor-1 > as.IndexMax(it) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold the %d %s of the matrix", it, minor, axis.Other())
+	}
+	if err := checkBuffer(indptr, major+1, pt, "indptr"); err != nil {
+		return nil, err
+	}
+	if err := checkBuffer(indices, nnz, it, "indices"); err != nil {
+		return nil, err
+	}
+	if err := checkBuffer(values, nnz, vt, "values"); err != nil {
+		return nil, err
+	}
+	if err := m.ix().checkPointers(m); err != nil {
+		return nil, err
+	}
+	m.refCount.Store(1)
+	if cfg.trusted {
+		m.canonical = cfg.claim > 0
+		m.sorted = m.canonical
+		return m, nil
+	}
+	var err error
+	if m.sorted, m.canonical, err = m.ix().checkIndices(m); err != nil {
+		return nil, err
+	}
+	if cfg.claim > 0 && !m.canonical {
+		return nil, as.Errorf(as.ErrNotCanonical, "gcs: data claims canonical order but the indices of some %s are not strictly increasing", axis.singular())
+	}
+	return m, nil
+}
+
+func (a Axis) singular() string {
+	if a == Cols {
+		return "column"
+	}
+	return "row"
+}
+
+// checkBuffer verifies that buf holds n elements of dt and is aligned.
+func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
+	w := int64(as.ByteWidth(dt))
+	need, ok := as.MulInt64(n, w)
+	if !ok {
+		return as.Errorf(as.ErrOverflow, "gcs: %d %s elements of %d bytes overflow int64", n, what, w)
+	}
+	have := int64(0)
+	if buf != nil {
+		have = int64(buf.Len())
+	}
+	if have < need {
+		return as.Errorf(as.ErrBufferSize, "gcs: %s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
+	}
+	if need > 0 && !as.Aligned(buf, int(w)) {
+		return as.Errorf(as.ErrAlignment, "gcs: %s buffer address is not a multiple of %d", what, w)
+	}
+	return nil
+}
+
+// copyBuffer returns a new buffer from mem holding a copy of b.
+func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
+	buf := newBuffer(mem, int64(len(b)))
+	copy(buf.Bytes(), b)
+	return buf
+}
+
+// newBuffer returns a buffer of n bytes from mem, not zeroed.
+func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(n))
+	return b
+}
+
+// dims returns the number of lanes (the length of the compressed axis) and
+// the length of the other axis.
+func (m *Matrix) dims() (major, minor int64) {
+	if m.axis == Cols {
+		return m.cols, m.rows
+	}
+	return m.rows, m.cols
+}
+
+// Retain increases the reference count by 1.
+// Retain may be called simultaneously from multiple goroutines.
+func (m *Matrix) Retain() { m.refCount.Add(1) }
+
+// Release decreases the reference count by 1.
+// When the reference count goes to zero, the buffers are released.
+// Release may be called simultaneously from multiple goroutines.
+func (m *Matrix) Release() {
+	n := m.refCount.Add(-1)
+	if n < 0 {
+		panic(as.PanicError{Msg: "gcs: Matrix released too many times"})
+	}
+	if n == 0 {
+		for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
+			if b != nil {
+				b.Release()
+			}
+		}
+		m.indptr, m.indices, m.values = nil, nil, nil
+	}
+}
+
+// Format returns as.FormatCSR or as.FormatCSC.
+func (m *Matrix) Format() as.Format {
+	if m.axis == Cols {
+		return as.FormatCSC
+	}
+	return as.FormatCSR
+}
+
+// Axis returns the compressed axis: Rows for CSR, Cols for CSC.
+func (m *Matrix) Axis() Axis { return m.axis }
+
+// DataType returns the type of the values.
+func (m *Matrix) DataType() arrow.DataType { return m.valueType }
+
+// IndptrType returns the type of the index pointers.
+func (m *Matrix) IndptrType() arrow.DataType { return m.indptrType }
+
+// IndicesType returns the type of the indices.
+func (m *Matrix) IndicesType() arrow.DataType { return m.indicesType }
+
+// Shape returns (rows, columns), as a new slice.
+func (m *Matrix) Shape() []int64 { return []int64{m.rows, m.cols} }
+
+// Rows returns the number of rows.
+func (m *Matrix) Rows() int64 { return m.rows }
+
+// Cols returns the number of columns.
+func (m *Matrix) Cols() int64 { return m.cols }
+
+// NumDims returns 2.
+func (m *Matrix) NumDims() int { return 2 }
+
+// DimNames returns a copy of the dimension names, or nil.
+func (m *Matrix) DimNames() []string { return as.CloneDimNames(m.names) }
+
+// NNZ returns the number of stored values, explicit zeros and duplicates
+// included.
+func (m *Matrix) NNZ() int64 { return m.nnz }
+
+// Lanes returns the number of lanes: rows for CSR, columns for CSC. The
+// indptr array has Lanes()+1 entries.
+func (m *Matrix) Lanes() int64 {
+	major, _ := m.dims()
+	return major
+}
+
+// IsCanonical reports whether the indices are strictly increasing within
+// every lane: sorted, without duplicates. The flag is computed when the
+// matrix is built (or claimed under Trusted), never taken on trust.
+func (m *Matrix) IsCanonical() bool { return m.canonical }
+
+// IsSorted reports whether the indices are non-decreasing within every
+// lane: sorted, with duplicates adjacent if there are any. A canonical
+// matrix is sorted. Binary search (At) needs a sorted matrix; other
+// matrices are scanned lane by lane.
+func (m *Matrix) IsSorted() bool { return m.sorted }
+
+// IndptrBuffer returns the index pointer buffer. It shares memory with the
+// matrix: the matrix must outlive it, or the buffer must be retained.
+func (m *Matrix) IndptrBuffer() *memory.Buffer { return m.indptr }
+
+// IndicesBuffer returns the index buffer, sharing memory like IndptrBuffer.
+// It may be nil when nnz is 0.
+func (m *Matrix) IndicesBuffer() *memory.Buffer { return m.indices }
+
+// ValuesBuffer returns the value buffer, sharing memory like IndptrBuffer.
+// It may be nil when nnz is 0.
+func (m *Matrix) ValuesBuffer() *memory.Buffer { return m.values }
+
+// Indptr returns the Lanes()+1 index pointers as a []P aliasing the buffer.
+// It returns an error wrapping as.ErrUnsupportedType if P is not the
+// indptr type. The slice must not be modified.
+func Indptr[P as.Index](m *Matrix) ([]P, error) {
+	if !as.TypeMatches[P](m.indptrType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: indptr is %s, not %s", m.indptrType, as.DataTypeOf[P]())
+	}
+	major, _ := m.dims()
+	return as.AsSlice[P](m.indptr, major+1)
+}
+
+// Indices returns the nnz indices (columns for CSR, rows for CSC) as a []I
+// aliasing the buffer. It returns an error wrapping as.ErrUnsupportedType if
+// I is not the indices type. The slice must not be modified.
+func Indices[I as.Index](m *Matrix) ([]I, error) {
+	if !as.TypeMatches[I](m.indicesType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: indices are %s, not %s", m.indicesType, as.DataTypeOf[I]())
+	}
+	return as.AsSlice[I](m.indices, m.nnz)
+}
+
+// Values returns the nnz values as a []T aliasing the buffer. It returns an
+// error wrapping as.ErrUnsupportedType if T is not the value type. The
+// slice must not be modified.
+func Values[T as.Value](m *Matrix) ([]T, error) {
+	if !as.TypeMatches[T](m.valueType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: values are %s, not %s", m.valueType, as.DataTypeOf[T]())
+	}
+	return as.AsSlice[T](m.values, m.nnz)
+}
+
+// T returns the transpose of the matrix over the same buffers, without
+// copying: the CSC of the transpose of a CSR, or the CSR of the transpose of
+// a CSC. The dimension names are swapped. The result shares memory with the
+// receiver (it retains the buffers) and must be released by the caller.
+func (m *Matrix) T() *Matrix {
+	t := m.clone()
+	t.axis = m.axis.Other()
+	t.rows, t.cols = m.cols, m.rows
+	if m.names != nil {
+		t.names = []string{m.names[1], m.names[0]}
+	}
+	return t
+}
+
+// clone returns a new matrix over the same buffers, retaining them.
+func (m *Matrix) clone() *Matrix {
+	t := &Matrix{
+		axis:        m.axis,
+		valueType:   m.valueType,
+		indptrType:  m.indptrType,
+		indicesType: m.indicesType,
+		rows:        m.rows,
+		cols:        m.cols,
+		names:       m.names,
+		nnz:         m.nnz,
+		indptr:      m.indptr,
+		indices:     m.indices,
+		values:      m.values,
+		sorted:      m.sorted,
+		canonical:   m.canonical,
+	}
+	for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
+		if b != nil {
+			b.Retain()
+		}
+	}
+	t.refCount.Store(1)
+	return t
+}
+
+// WithDimNames returns the matrix with the given dimension names (two, or
+// none) over the same buffers. The result must be released by the caller.
+func (m *Matrix) WithDimNames(names ...string) (*Matrix, error) {
+	if err := as.CheckDimNames(names, 2); err != nil {
+		return nil, err
+	}
+	t := m.clone()
+	t.names = as.CloneDimNames(names)
+	return t, nil
+}
+
+// Validate runs the full check of New on the matrix: types, buffer sizes,
+// the indptr array, every index inside the shape, and a canonical flag that
+// is true. It is what New does without Trusted, for matrices built with
+// Trusted.
+func (m *Matrix) Validate() error {
+	cfg := config{names: m.names}
+	if m.canonical {
+		cfg.claim = 1
+	}
+	_, err := build(m.axis, m.Shape(), m.valueType, m.indptrType, m.indicesType, m.indptr, m.indices, m.values, m.nnz, &cfg)
+	return err
+}
+
+// adopt returns a matrix over buffers the caller has just allocated and
+// filled, taking over its references, with flags the caller computed.
+func adopt(axis Axis, rows, cols int64, names []string, vt, pt, it arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, sorted, canonical bool) *Matrix {
+	m := &Matrix{
+		axis:        axis,
+		valueType:   vt,
+		indptrType:  pt,
+		indicesType: it,
+		rows:        rows,
+		cols:        cols,
+		names:       names,
+		nnz:         nnz,
+		indptr:      indptr,
+		indices:     indices,
+		values:      values,
+		sorted:      sorted || canonical,
+		canonical:   canonical,
+	}
+	m.refCount.Store(1)
+	return m
+}

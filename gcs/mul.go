@@ -1,0 +1,343 @@
+package gcs
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/views"
+)
+
+// parallelNNZ is the number of stored values below which the kernels run
+// on one goroutine: under it, starting goroutines costs more than it saves.
+const parallelNNZ = 1 << 16
+
+// MulVec computes dst = A·x, or dst = Aᵀ·x when trans is true, for a
+// float32 or float64 matrix A and vectors of the same type. dst is
+// overwritten and must not overlap x. len(x) must be the number of columns
+// of op(A) and len(dst) its number of rows; a mismatch is an error
+// wrapping as.ErrShape, and a T other than the value type one wrapping
+// as.ErrUnsupportedType (arrow.ErrType). Duplicates are summed.
+//
+// The product of a CSR (or Aᵀ of a CSC) runs lane by lane, each output
+// element being one dot product, on up to workers goroutines (0 means
+// GOMAXPROCS) that get ranges of lanes holding equal numbers of values;
+// each dot product runs 4 partial sums, so its rounding may differ from a
+// sequential sum in the last bits. The other direction scatters; with
+// several workers each accumulates into a private vector and the vectors
+// are added at the end. Matrices with fewer than 65536 values use one
+// goroutine. Every index width works; the index types are dispatched once
+// per call.
+func MulVec[T as.Float](dst []T, m *Matrix, trans bool, x []T, workers int) error {
+	if !as.TypeMatches[T](m.valueType) {
+		return as.Errorf(as.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", m.valueType, as.DataTypeOf[T]())
+	}
+	rows, cols := m.rows, m.cols
+	if trans {
+		rows, cols = cols, rows
+	}
+	if int64(len(x)) != cols || int64(len(dst)) != rows {
+		return as.Errorf(as.ErrShape, "gcs: op(A) is %d×%d, x has %d elements and dst %d", rows, cols, len(x), len(dst))
+	}
+	k := kernelFor[T](m.indptrType, m.indicesType)
+	vs := as.MustSlice[T](m.values, m.nnz)
+	w := effectiveWorkers(workers, m.nnz)
+	if (m.axis == Rows) != trans {
+		k.gather(m, vs, x, dst, w)
+	} else {
+		k.scatter(m, vs, x, dst, w)
+	}
+	return nil
+}
+
+func effectiveWorkers(workers int, nnz int64) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if nnz < parallelNNZ {
+		return 1
+	}
+	return workers
+}
+
+// mulKernel are the product kernels for one value type and one pair of
+// index types.
+type mulKernel[T as.Float] interface {
+	// gather writes y[k] = Σ_{p in lane k} v[p]·x[idx[p]] for every lane.
+	gather(m *Matrix, v, x, y []T, workers int)
+	// scatter writes y = 0, then y[idx[p]] += v[p]·x[k] for every lane k.
+	scatter(m *Matrix, v, x, y []T, workers int)
+	// gatherRows writes C[k, :] = Σ_{p in lane k} v[p]·B[idx[p], :] for the
+	// lanes [k0, k1).
+	gatherRows(m *Matrix, v []T, b, c dense[T], k0, k1 int64)
+	// scatterCols writes C[idx[p], j] += v[p]·B[k, j] for every lane k and
+	// the columns j in [j0, j1).
+	scatterCols(m *Matrix, v []T, b, c dense[T], j0, j1 int64)
+}
+
+// dense is a strided matrix of T for SpMM: element (i, j) is
+// data[off + i·rs + j·cs].
+type dense[T as.Float] struct {
+	data       []T
+	off        int64
+	rs, cs     int64
+	rows, cols int64
+}
+
+func kernelFor[T as.Float](pt, it arrow.DataType) mulKernel[T] {
+	switch pt.ID() {
+	case arrow.INT8:
+		return kernelWith[int8, T](it)
+	case arrow.INT16:
+		return kernelWith[int16, T](it)
+	case arrow.INT32:
+		return kernelWith[int32, T](it)
+	case arrow.INT64:
+		return kernelWith[int64, T](it)
+	case arrow.UINT8:
+		return kernelWith[uint8, T](it)
+	case arrow.UINT16:
+		return kernelWith[uint16, T](it)
+	case arrow.UINT32:
+		return kernelWith[uint32, T](it)
+	}
+	panic(as.PanicError{Msg: "gcs: " + pt.String() + " is not an index type"})
+}
+
+func kernelWith[P as.Index, T as.Float](it arrow.DataType) mulKernel[T] {
+	switch it.ID() {
+	case arrow.INT8:
+		return mk[P, int8, T]{}
+	case arrow.INT16:
+		return mk[P, int16, T]{}
+	case arrow.INT32:
+		return mk[P, int32, T]{}
+	case arrow.INT64:
+		return mk[P, int64, T]{}
+	case arrow.UINT8:
+		return mk[P, uint8, T]{}
+	case arrow.UINT16:
+		return mk[P, uint16, T]{}
+	case arrow.UINT32:
+		return mk[P, uint32, T]{}
+	}
+	panic(as.PanicError{Msg: "gcs: " + it.String() + " is not an index type"})
+}
+
+type mk[P, I as.Index, T as.Float] struct{}
+
+// splitLanes cuts the lanes into w runs holding nearly equal numbers of
+// values: run c is lanes [r[c], r[c+1]).
+func splitLanes[P as.Index](ptr []P, w int) []int64 {
+	major := int64(len(ptr) - 1)
+	nnz := int64(ptr[major])
+	r := make([]int64, w+1)
+	r[w] = major
+	for c := 1; c < w; c++ {
+		target := nnz / int64(w) * int64(c)
+		// First lane whose start is at or past the target.
+		lo, hi := r[c-1], major
+		for lo < hi {
+			mid := int64(uint64(lo+hi) >> 1)
+			if int64(ptr[mid]) < target {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		r[c] = lo
+	}
+	return r
+}
+
+// parallel runs f(0), …, f(k-1), concurrently when k > 1.
+func parallel(k int, f func(c int)) {
+	if k == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for c := range k {
+		wg.Go(func() { f(c) })
+	}
+	wg.Wait()
+}
+
+func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
+	ptr, idx := ptrOf[P](m), idxOf[I](m)
+	r := splitLanes(ptr, workers)
+	parallel(workers, func(c int) { gatherLanes(ptr, idx, v, x, y, r[c], r[c+1]) })
+}
+
+// gatherLanes is the dot-product kernel: four partial sums per lane.
+func gatherLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+	for k := k0; k < k1; k++ {
+		lo, hi := int(ptr[k]), int(ptr[k+1])
+		ids, vs := idx[lo:hi], v[lo:hi]
+		vs = vs[:len(ids)]
+		var s0, s1, s2, s3 T
+		j := 0
+		for ; j+4 <= len(ids); j += 4 {
+			s0 += vs[j] * x[ids[j]]
+			s1 += vs[j+1] * x[ids[j+1]]
+			s2 += vs[j+2] * x[ids[j+2]]
+			s3 += vs[j+3] * x[ids[j+3]]
+		}
+		for ; j < len(ids); j++ {
+			s0 += vs[j] * x[ids[j]]
+		}
+		y[k] = (s0 + s1) + (s2 + s3)
+	}
+}
+
+func (mk[P, I, T]) scatter(m *Matrix, v, x, y []T, workers int) {
+	ptr, idx := ptrOf[P](m), idxOf[I](m)
+	clear(y)
+	if workers == 1 {
+		scatterLanes(ptr, idx, v, x, y, 0, int64(len(ptr)-1))
+		return
+	}
+	r := splitLanes(ptr, workers)
+	acc := make([][]T, workers)
+	acc[0] = y
+	parallel(workers, func(c int) {
+		if c > 0 {
+			acc[c] = make([]T, len(y))
+		}
+		scatterLanes(ptr, idx, v, x, acc[c], r[c], r[c+1])
+	})
+	// Add the private vectors into y, in parallel over ranges of y.
+	parallel(workers, func(c int) {
+		lo, hi := len(y)*c/workers, len(y)*(c+1)/workers
+		for _, a := range acc[1:] {
+			for i, s := range a[lo:hi] {
+				y[lo+i] += s
+			}
+		}
+	})
+}
+
+func scatterLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+	for k := k0; k < k1; k++ {
+		lo, hi := int(ptr[k]), int(ptr[k+1])
+		if lo == hi {
+			continue
+		}
+		xk := x[k]
+		ids, vs := idx[lo:hi], v[lo:hi]
+		vs = vs[:len(ids)]
+		for j, c := range ids {
+			y[c] += vs[j] * xk
+		}
+	}
+}
+
+func (mk[P, I, T]) gatherRows(m *Matrix, v []T, b, c dense[T], k0, k1 int64) {
+	ptr, idx := ptrOf[P](m), idxOf[I](m)
+	n := c.cols
+	for k := k0; k < k1; k++ {
+		out := c.data[c.off+k*c.rs:]
+		for p := int64(ptr[k]); p < int64(ptr[k+1]); p++ {
+			a := v[p]
+			src := b.off + int64(idx[p])*b.rs
+			if b.cs == 1 && c.cs == 1 {
+				row := b.data[src : src+n]
+				o := out[:n]
+				for j, x := range row {
+					o[j] += a * x
+				}
+				continue
+			}
+			for j := range n {
+				out[j*c.cs] += a * b.data[src+j*b.cs]
+			}
+		}
+	}
+}
+
+func (mk[P, I, T]) scatterCols(m *Matrix, v []T, b, c dense[T], j0, j1 int64) {
+	ptr, idx := ptrOf[P](m), idxOf[I](m)
+	for k := int64(0); k+1 < int64(len(ptr)); k++ {
+		src := b.off + k*b.rs
+		for p := int64(ptr[k]); p < int64(ptr[k+1]); p++ {
+			a := v[p]
+			dst := c.off + int64(idx[p])*c.rs
+			for j := j0; j < j1; j++ {
+				c.data[dst+j*c.cs] += a * b.data[src+j*b.cs]
+			}
+		}
+	}
+}
+
+// MulDense returns C = A·B, or Aᵀ·B when trans is true, as a new row-major
+// dense view in a buffer from mem, for a float32 or float64 matrix A and a
+// 2-d dense B of the same type with any strides. B's rows must number the
+// columns of op(A) (an error wrapping as.ErrShape otherwise); another value
+// type is an error wrapping as.ErrUnsupportedType. The product of a CSR (or
+// Aᵀ of a CSC) runs lane by lane on up to workers goroutines (0 means
+// GOMAXPROCS), split by values; the other direction splits the columns of
+// C among the workers. The result must be released by the caller.
+func (m *Matrix) MulDense(mem memory.Allocator, trans bool, b as.Dense, workers int) (*views.View, error) {
+	switch m.valueType.ID() {
+	case arrow.FLOAT32:
+		return mulDense[float32](mem, m, trans, b, workers)
+	case arrow.FLOAT64:
+		return mulDense[float64](mem, m, trans, b, workers)
+	}
+	return nil, as.Errorf(as.ErrUnsupportedType, "gcs: MulDense needs float32 or float64 values, not %s", m.valueType)
+}
+
+func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dense, workers int) (*views.View, error) {
+	if !arrow.TypeEqual(b.DataType(), m.valueType) {
+		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: the matrix holds %s but B holds %s", m.valueType, b.DataType())
+	}
+	bs := b.Shape()
+	if len(bs) != 2 {
+		return nil, as.Errorf(as.ErrShape, "gcs: B must be 2-d, not %d-d", len(bs))
+	}
+	rows, cols := m.rows, m.cols
+	if trans {
+		rows, cols = cols, rows
+	}
+	if bs[0] != cols {
+		return nil, as.Errorf(as.ErrShape, "gcs: op(A) is %d×%d but B is %d×%d", rows, cols, bs[0], bs[1])
+	}
+	c, err := views.Alloc(mem, m.valueType, []int64{rows, bs[1]})
+	if err != nil {
+		return nil, err
+	}
+	st := b.ElemStrides()
+	var bd []T
+	if b.Buffer() != nil {
+		bd = as.MustSliceBytes[T](b.Buffer().Bytes())
+	}
+	bm := dense[T]{data: bd, off: b.ElemOffset(), rs: st[0], cs: st[1], rows: bs[0], cols: bs[1]}
+	cm := dense[T]{data: views.Data[T](c), rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
+	if m.nnz == 0 || bs[1] == 0 {
+		return c, nil
+	}
+	k := kernelFor[T](m.indptrType, m.indicesType)
+	vs := as.MustSlice[T](m.values, m.nnz)
+	w := effectiveWorkers(workers, m.nnz*bs[1])
+	if (m.axis == Rows) != trans {
+		r := splitLanesOf(m, w)
+		parallel(w, func(i int) { k.gatherRows(m, vs, bm, cm, r[i], r[i+1]) })
+		return c, nil
+	}
+	w = int(min(int64(w), bs[1]))
+	parallel(w, func(i int) {
+		k.scatterCols(m, vs, bm, cm, bs[1]*int64(i)/int64(w), bs[1]*int64(i+1)/int64(w))
+	})
+	return c, nil
+}
+
+// splitLanesOf splits the lanes of m by values for w workers.
+func splitLanesOf(m *Matrix, w int) []int64 {
+	major, _ := m.dims()
+	ptrs := make([]int64, major+1)
+	m.ix().pointers(m, 0, major, ptrs)
+	return splitLanes(ptrs, w)
+}
