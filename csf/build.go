@@ -18,19 +18,25 @@ import (
 // levels below l) or, when keys would not fit in 64 bits, rows of
 // level-order coordinates.
 //
-// A new node starts on level l, and on every level below it, wherever the
-// prefix key / S[l] changes. The build makes two passes over the entries,
-// both split into chunks that run in parallel: the first counts the new
-// nodes per level in each chunk, the second writes indices and indptr at
-// the positions that the counts give. An indptr entry is the position of
-// the node's first child, which is created by the same entry.
+// The node of level l that holds a key covers the key range [base,
+// base+S[l]). A key starts a new node on level l, and on every level below
+// it, when it passes the end of the current node's range: finding the
+// first such level takes a comparison per level, and each new node costs
+// one division (by S[l]), so a key that only adds a leaf to the current
+// fiber costs no division at all.
+//
+// The build makes two passes over the entries, both split into chunks that
+// run in parallel: the first counts the new nodes per level in each chunk,
+// the second writes indices and indptr at the positions that the counts
+// give. An indptr entry is the position of the node's first child, which
+// the same entry creates.
 type builder struct {
-	nl    int
-	sizes []int64           // size of each level's dimension
-	divs  []keysort.Divider // divs[l] divides by sizes[l] (l ≥ 1)
-	keys  []uint64          // sorted distinct keys, or nil
-	rows  []int64           // or sorted distinct coordinate rows, nl per entry
-	u     int64             // number of entries
+	nl   int
+	span []uint64          // span[l] = S[l], the key range of a level-l node
+	divs []keysort.Divider // divs[l] divides by S[l]
+	keys []uint64          // sorted distinct keys, or nil
+	rows []int64           // or sorted distinct coordinate rows, nl per entry
+	u    int64             // number of entries
 
 	chunks []int64   // chunk c is entries [chunks[c], chunks[c+1])
 	before [][]int64 // before[c][l]: nodes of level l made by chunks < c
@@ -40,9 +46,12 @@ type builder struct {
 
 func newBuilder(sizes []int64, u int64, workers int) *builder {
 	nl := len(sizes)
-	b := &builder{nl: nl, sizes: sizes, divs: make([]keysort.Divider, nl), u: u}
-	for l := 1; l < nl; l++ {
-		b.divs[l] = keysort.NewDivider(uint64(max(sizes[l], 1)))
+	b := &builder{nl: nl, span: make([]uint64, nl), divs: make([]keysort.Divider, nl), u: u}
+	sp := uint64(1)
+	for l := nl - 1; l >= 0; l-- {
+		b.span[l] = sp
+		b.divs[l] = keysort.NewDivider(sp)
+		sp *= uint64(max(sizes[l], 1)) // may wrap on the root level, where it is not used
 	}
 	if u < 1<<14 {
 		workers = 1
@@ -54,40 +63,64 @@ func newBuilder(sizes []int64, u int64, workers int) *builder {
 	return b
 }
 
-// step reads entry j and returns the first level on which it starts a new
-// node, given the entry before it (whose prefixes are in pre, unless first
-// is set: then every level is new). It leaves entry j's prefixes in pre
-// and the coordinates of its new nodes in coord.
-func (b *builder) step(j int64, pre []uint64, coord []int64, first bool) int {
+// pathState is the path to the last entry a pass has read: for each
+// upper level, the key range [base, lim) of its node and its coordinate.
+type pathState struct {
+	base, lim []uint64
+	coord     []int64
+	first     bool // no entry read yet
+}
+
+func (b *builder) newState() *pathState {
+	return &pathState{base: make([]uint64, b.nl), lim: make([]uint64, b.nl), coord: make([]int64, b.nl), first: true}
+}
+
+// next reads entry j and returns the first level on which it starts a new
+// node (0 for the first entry read). It leaves the coordinates of the new
+// nodes in st.coord.
+func (b *builder) next(st *pathState, j int64) int {
+	nl := b.nl
 	if b.keys == nil {
-		nl := int64(b.nl)
-		row := b.rows[j*nl : (j+1)*nl]
-		copy(coord, row)
-		if first {
-			return 0
-		}
-		prev := b.rows[(j-1)*nl : j*nl]
-		for l := range row {
-			if row[l] != prev[l] {
-				return l
+		row := b.rows[j*int64(nl) : (j+1)*int64(nl)]
+		d := 0
+		if !st.first {
+			for d < nl && row[d] == st.coord[d] {
+				d++
 			}
 		}
-		return b.nl // a duplicate; sorted input has none
+		st.first = false
+		copy(st.coord, row)
+		return d
 	}
-	q := b.keys[j]
-	l := b.nl - 1
-	for l > 0 {
-		p, r := b.divs[l].DivMod(q)
-		coord[l] = int64(r)
-		if !first && p == pre[l-1] {
-			return l
-		}
-		pre[l-1] = p
-		q = p
+	return b.nextKey(st, b.keys[j])
+}
+
+// nextKey is next for a key.
+func (b *builder) nextKey(st *pathState, key uint64) int {
+	nl := b.nl
+	l := nl - 2
+	if st.first {
+		l = -1
+		st.first = false
+	}
+	for l >= 0 && key >= st.lim[l] {
 		l--
 	}
-	coord[0] = int64(q)
-	return 0
+	d := l + 1
+	var base uint64
+	if d > 0 {
+		base = st.base[d-1]
+	}
+	r := key - base
+	for l := d; l < nl-1; l++ {
+		c, rem := b.divs[l].DivMod(r)
+		st.coord[l] = int64(c)
+		base += c * b.span[l]
+		st.base[l], st.lim[l] = base, base+b.span[l]
+		r = rem
+	}
+	st.coord[nl-1] = int64(r)
+	return d
 }
 
 // count runs pass 1 and returns the number of nodes on each level.
@@ -98,19 +131,15 @@ func (b *builder) count() []int64 {
 	parallel(w, func(c int) {
 		lo, hi := b.chunks[c], b.chunks[c+1]
 		h := make([]int64, b.nl+1)
-		pre := make([]uint64, b.nl)
-		coord := make([]int64, b.nl)
-		first := true
+		st := b.newState()
 		if lo > 0 {
-			b.step(lo-1, pre, coord, true)
-			first = false
+			b.next(st, lo-1)
 			if b.keys != nil {
 				b.prev[c] = b.keys[lo-1]
 			}
 		}
 		for j := lo; j < hi; j++ {
-			h[b.step(j, pre, coord, first)]++
-			first = false
+			h[b.next(st, j)]++
 		}
 		hist[c] = h
 	})
@@ -134,7 +163,7 @@ func (b *builder) count() []int64 {
 // fill runs pass 2, writing the indices and indptr of every level into
 // buffers of the given types, sized by count. The last indices buffer may
 // be the memory of keys: each entry's leaf index is written after its key
-// is read, and chunk boundaries were read by count.
+// is read, and the key before each chunk was saved by count.
 func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.DataType) {
 	nl := b.nl
 	w := len(b.chunks) - 1
@@ -152,24 +181,23 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 				ps[l] = newStage(ptrTypes[l], ptr[l].Bytes(), pos[l])
 			}
 		}
-		pre := make([]uint64, nl)
-		coord := make([]int64, nl)
-		first := true
+		st := b.newState()
 		if lo > 0 {
 			if b.keys != nil {
-				b.stepKey(b.prev[c], pre)
+				b.nextKey(st, b.prev[c])
+			} else {
+				b.next(st, lo-1)
 			}
-			first = false
 		}
+		leaf := &is[nl-1]
 		for j := lo; j < hi; j++ {
-			d := b.step(j, pre, coord, first)
-			first = false
+			d := b.next(st, j)
 			for l := d; l < nl-1; l++ {
-				is[l].push(coord[l])
+				is[l].push(st.coord[l])
 				ps[l].push(pos[l+1])
 				pos[l]++
 			}
-			is[nl-1].push(coord[nl-1])
+			leaf.push(st.coord[nl-1])
 			pos[nl-1]++
 		}
 		for l := range nl {
@@ -181,15 +209,6 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 	})
 	for l := 0; l < nl-1; l++ {
 		opsFor(ptrTypes[l]).write(ptr[l].Bytes(), b.counts[l], []int64{b.counts[l+1]})
-	}
-}
-
-// stepKey sets pre to the prefixes of key.
-func (b *builder) stepKey(key uint64, pre []uint64) {
-	q := key
-	for l := b.nl - 1; l > 0; l-- {
-		q, _ = b.divs[l].DivMod(q)
-		pre[l-1] = q
 	}
 }
 

@@ -1,0 +1,450 @@
+package csf_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/views"
+)
+
+var (
+	i8, i16, i32, i64 = arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64
+	u8, u16, u32      = arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32
+	f64               = arrow.PrimitiveTypes.Float64
+	indexTypes        = []arrow.DataType{i8, i16, i32, i64, u8, u16, u32}
+	valueTypes        = []arrow.DataType{i8, i16, i32, i64, u8, u16, u32, arrow.PrimitiveTypes.Uint64,
+		arrow.FixedWidthTypes.Float16, arrow.PrimitiveTypes.Float32, f64}
+)
+
+// linear is the row-major linear index of c.
+func linear(shape, c []int64) int64 {
+	q := int64(0)
+	for k := range shape {
+		q = q*shape[k] + c[k]
+	}
+	return q
+}
+
+func unlinear(shape []int64, q int64) []int64 {
+	c := make([]int64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		c[k] = q % shape[k]
+		q /= shape[k]
+	}
+	return c
+}
+
+// model is the reference: the values stored at each linear index, in
+// storage order.
+type model struct {
+	shape []int64
+	at    map[int64][]float64
+}
+
+func (m model) combined(p as.Duplicates) map[int64]float64 {
+	out := map[int64]float64{}
+	for q, vs := range m.at {
+		acc := vs[0]
+		for _, v := range vs[1:] {
+			switch p {
+			case as.SumDuplicates:
+				acc += v
+			case as.KeepLast:
+				acc = v
+			case as.KeepMin:
+				acc = math.Min(acc, v)
+			case as.KeepMax:
+				acc = math.Max(acc, v)
+			}
+		}
+		out[q] = acc
+	}
+	return out
+}
+
+// randomCOO returns a random COO tensor with about a quarter of its entries
+// repeating earlier coordinates, and small integer values that stay exact
+// in every value type.
+func randomCOO(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, nnz int, layout coo.Layout, it, vt arrow.DataType) (*coo.Tensor, model) {
+	t.Helper()
+	nd := len(shape)
+	m := model{shape: shape, at: map[int64][]float64{}}
+	for _, d := range shape {
+		if d == 0 {
+			nnz = 0
+		}
+	}
+	cs := make([][]int64, nnz)
+	flat := make([]int64, nnz*nd)
+	vals := make([]float64, nnz)
+	for i := range nnz {
+		c := make([]int64, nd)
+		if i > 0 && r.IntN(4) == 0 {
+			copy(c, cs[r.IntN(i)])
+		} else {
+			for k := range c {
+				c[k] = r.Int64N(shape[k])
+			}
+		}
+		cs[i] = c
+		vals[i] = float64(r.IntN(3) + 1)
+		q := linear(shape, c)
+		m.at[q] = append(m.at[q], vals[i])
+		for k, v := range c {
+			if layout == coo.RowMajor {
+				flat[i*nd+k] = v
+			} else {
+				flat[k*nnz+i] = v
+			}
+		}
+	}
+	cb := memory.NewResizableBuffer(mem)
+	cb.Resize(len(flat) * as.ByteWidth(it))
+	defer cb.Release()
+	for j, v := range flat {
+		putInt(cb.Bytes(), it, j, v)
+	}
+	vb := memory.NewResizableBuffer(mem)
+	vb.Resize(nnz * as.ByteWidth(vt))
+	defer vb.Release()
+	for j, v := range vals {
+		putValue(vb.Bytes(), vt, j, v)
+	}
+	x, err := coo.New(vt, it, shape, cb, layout, vb, int64(nnz))
+	require.NoError(t, err)
+	return x, m
+}
+
+func putInt(b []byte, dt arrow.DataType, j int, v int64) {
+	switch as.ByteWidth(dt) {
+	case 1:
+		b[j] = byte(v)
+	case 2:
+		as.MustSliceBytes[uint16](b)[j] = uint16(v)
+	case 4:
+		as.MustSliceBytes[uint32](b)[j] = uint32(v)
+	default:
+		as.MustSliceBytes[int64](b)[j] = v
+	}
+}
+
+func putValue(b []byte, dt arrow.DataType, j int, v float64) {
+	switch dt.ID() {
+	case arrow.FLOAT64:
+		as.MustSliceBytes[float64](b)[j] = v
+	case arrow.FLOAT32:
+		as.MustSliceBytes[float32](b)[j] = float32(v)
+	case arrow.FLOAT16:
+		as.MustSliceBytes[float16.Num](b)[j] = float16.New(float32(v))
+	default:
+		putInt(b, dt, j, int64(v))
+	}
+}
+
+func getValue(b []byte, dt arrow.DataType, j int64) float64 {
+	switch dt.ID() {
+	case arrow.FLOAT64:
+		return as.MustSliceBytes[float64](b)[j]
+	case arrow.FLOAT32:
+		return float64(as.MustSliceBytes[float32](b)[j])
+	case arrow.FLOAT16:
+		return float64(as.MustSliceBytes[float16.Num](b)[j].Float32())
+	case arrow.UINT64:
+		return float64(as.MustSliceBytes[uint64](b)[j])
+	}
+	return float64(getInt(b, dt, j))
+}
+
+func randomShape(r *rand.Rand, minDims int) []int64 {
+	nd := minDims + r.IntN(4)
+	shape := make([]int64, nd)
+	for k := range shape {
+		shape[k] = r.Int64N(7) + 1
+		if r.IntN(30) == 0 {
+			shape[k] = 0
+		}
+	}
+	return shape
+}
+
+// entriesOf reads a tensor's coordinates in tree order through All, and its
+// values.
+func entriesOf(t *testing.T, x *csf.Tensor) ([][]int64, []float64) {
+	t.Helper()
+	var cs [][]int64
+	for c := range allAny(x) {
+		cs = append(cs, slices.Clone(c))
+	}
+	return cs, valuesOf(x)
+}
+
+// allAny iterates over coordinates whatever the value type.
+func allAny(x *csf.Tensor) func(func([]int64) bool) {
+	return func(yield func([]int64) bool) {
+		switch x.DataType().ID() {
+		case arrow.FLOAT64:
+			for c := range csf.All[float64](x) {
+				if !yield(c) {
+					return
+				}
+			}
+		default:
+			for c := range allBytes(x) {
+				if !yield(c) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func allBytes(x *csf.Tensor) func(func([]int64, struct{}) bool) {
+	switch x.DataType().ID() {
+	case arrow.INT8:
+		return drop(csf.All[int8](x))
+	case arrow.INT16:
+		return drop(csf.All[int16](x))
+	case arrow.INT32:
+		return drop(csf.All[int32](x))
+	case arrow.INT64:
+		return drop(csf.All[int64](x))
+	case arrow.UINT8:
+		return drop(csf.All[uint8](x))
+	case arrow.UINT16:
+		return drop(csf.All[uint16](x))
+	case arrow.UINT32:
+		return drop(csf.All[uint32](x))
+	case arrow.UINT64:
+		return drop(csf.All[uint64](x))
+	case arrow.FLOAT16:
+		return drop(csf.All[float16.Num](x))
+	case arrow.FLOAT32:
+		return drop(csf.All[float32](x))
+	}
+	return drop(csf.All[float64](x))
+}
+
+func drop[T any](seq func(func([]int64, T) bool)) func(func([]int64, struct{}) bool) {
+	return func(yield func([]int64, struct{}) bool) {
+		for c := range seq {
+			if !yield(c, struct{}{}) {
+				return
+			}
+		}
+	}
+}
+
+// valuesOf returns a tensor's values as float64, in tree order.
+func valuesOf(x *csf.Tensor) []float64 {
+	c, err := x.Compact(memory.NewGoAllocator())
+	if err != nil {
+		panic(err)
+	}
+	defer c.Release()
+	out := make([]float64, c.NNZ())
+	for j := range out {
+		out[j] = getValue(c.ValuesBuffer().Bytes(), c.DataType(), int64(j))
+	}
+	return out
+}
+
+// denseOf reads a dense view into a map of its non-zero elements.
+func denseOf(t *testing.T, d as.Dense) map[int64]float64 {
+	t.Helper()
+	v := d.(*views.View)
+	out := map[int64]float64{}
+	n, err := as.NumElements(v.Shape())
+	require.NoError(t, err)
+	for q := range n {
+		idx := unlinear(v.Shape(), q)
+		x := getValue(v.Buffer().Bytes(), v.DataType(), v.Offset(idx...))
+		if x != 0 {
+			out[q] = x
+		}
+	}
+	return out
+}
+
+// checkAgainst checks every way of reading x against want (linear index →
+// value, in x's dimension numbering).
+func checkAgainst(t *testing.T, mem memory.Allocator, x *csf.Tensor, want map[int64]float64) {
+	t.Helper()
+	require.NoError(t, x.Validate())
+	require.EqualValues(t, len(want), x.NNZ())
+	shape := x.Shape()
+	order := x.AxisOrder()
+	cs, vs := entriesOf(t, x)
+	require.Len(t, cs, len(want))
+	for j, c := range cs {
+		assert.Equal(t, want[linear(shape, c)], vs[j], "entry %d at %v", j, c)
+		if j > 0 {
+			// Tree order: increasing in axis order.
+			a, b := make([]int64, len(c)), make([]int64, len(c))
+			for l, k := range order {
+				a[l], b[l] = cs[j-1][k], c[k]
+			}
+			assert.Equal(t, -1, slices.Compare(a, b), "tree order at %d", j)
+		}
+	}
+	if x.DataType().ID() == arrow.FLOAT64 {
+		for q, v := range want {
+			assert.Equal(t, v, csf.At[float64](x, unlinear(shape, q)...))
+		}
+		if n, _ := as.NumElements(shape); n > 0 {
+			q := int64(len(cs)*7919) % n
+			assert.Equal(t, want[q], csf.At[float64](x, unlinear(shape, q)...))
+		}
+	}
+	d, err := x.ToDense(mem)
+	require.NoError(t, err)
+	assert.Equal(t, want, denseOf(t, d))
+	assert.Equal(t, x.DimNames(), d.DimNames())
+	d.Release()
+	y, err := x.ToCOO(mem)
+	require.NoError(t, err)
+	require.NoError(t, y.Validate())
+	d, err = y.ToDense(mem)
+	require.NoError(t, err)
+	assert.Equal(t, want, denseOf(t, d))
+	d.Release()
+	y.Release()
+}
+
+func randomOrder(r *rand.Rand, nd int) []int {
+	if r.IntN(4) == 0 {
+		return nil // the default
+	}
+	return r.Perm(nd)
+}
+
+func TestPropertyFromCOO(t *testing.T) {
+	mem := checked(t)
+	r := rand.New(rand.NewPCG(3, 5))
+	policies := []as.Duplicates{as.SumDuplicates, as.KeepLast, as.KeepFirst, as.KeepMin, as.KeepMax}
+	for trial := range 300 {
+		shape := randomShape(r, 2)
+		nd := len(shape)
+		it := indexTypes[trial%len(indexTypes)]
+		vt := valueTypes[trial%len(valueTypes)]
+		layout := coo.Layout(r.IntN(2))
+		x, m := randomCOO(t, mem, r, shape, r.IntN(40), layout, it, vt)
+		o := csf.Options{AxisOrder: randomOrder(r, nd), Duplicates: policies[trial%len(policies)], Workers: 1 + r.IntN(3)}
+		if trial%3 == 0 {
+			// A type per level, as narrow as fits.
+			o.IndicesTypes = make([]arrow.DataType, nd)
+			o.IndptrTypes = make([]arrow.DataType, nd-1)
+			for l := range nd {
+				o.IndicesTypes[l] = []arrow.DataType{u8, i8, i16}[r.IntN(3)]
+				if l < nd-1 {
+					o.IndptrTypes[l] = []arrow.DataType{u8, i16, u32, i64}[r.IntN(4)]
+				}
+			}
+		}
+		c, err := csf.FromCOO(mem, x, o)
+		require.NoError(t, err, "trial %d shape %v", trial, shape)
+		want := m.combined(o.Duplicates)
+		checkAgainst(t, mem, c, want)
+		if o.AxisOrder == nil {
+			assert.Equal(t, csf.DefaultAxisOrder(shape), c.AxisOrder())
+		}
+
+		// Another axis order.
+		perm := r.Perm(nd)
+		w, err := c.WithAxisOrder(mem, perm...)
+		require.NoError(t, err)
+		assert.Equal(t, perm, w.AxisOrder())
+		checkAgainst(t, mem, w, want)
+		w.Release()
+
+		// A sub-tensor below a random root coordinate, and below a path.
+		if nd >= 3 && shape[c.AxisOrder()[0]] > 0 {
+			order := c.AxisOrder()
+			fix := []int64{r.Int64N(shape[order[0]])}
+			if nd >= 4 && shape[order[1]] > 0 {
+				fix = append(fix, r.Int64N(shape[order[1]]))
+			}
+			s := c.Sub(fix...)
+			sub := map[int64]float64{}
+			for q, v := range want {
+				cc := unlinear(shape, q)
+				match := true
+				for l, f := range fix {
+					match = match && cc[order[l]] == f
+				}
+				if !match {
+					continue
+				}
+				var rest []int64
+				for k := range nd {
+					if !slices.Contains(order[:len(fix)], k) {
+						rest = append(rest, cc[k])
+					}
+				}
+				sub[linear(s.Shape(), rest)] = v
+			}
+			checkAgainst(t, mem, s, sub)
+			k, err := s.Compact(mem)
+			require.NoError(t, err)
+			checkAgainst(t, mem, k, sub)
+			k.Release()
+			s.Release()
+		}
+
+		// Dense round trip.
+		d, err := c.ToDense(mem)
+		require.NoError(t, err)
+		f, err := csf.FromDense(mem, d, csf.Options{AxisOrder: o.AxisOrder, IndexType: it})
+		require.NoError(t, err)
+		checkAgainst(t, mem, f, want)
+		f.Release()
+		d.Release()
+		c.Release()
+		x.Release()
+	}
+}
+
+// TestLargeParallel exercises the parallel sort and build with a tensor
+// large enough for several chunks, and checks that the buffers do not
+// depend on the number of workers.
+func TestLargeParallel(t *testing.T) {
+	mem := checked(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	shape := []int64{40, 1000, 30}
+	x, m := randomCOO(t, mem, r, shape, 150_000, coo.ColMajor, i32, f64)
+	defer x.Release()
+	want := m.combined(as.SumDuplicates)
+	var first *csf.Tensor
+	for _, workers := range []int{1, 2, 3, 5} {
+		for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, nil} {
+			c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: order, Workers: workers})
+			require.NoError(t, err)
+			if order != nil && order[0] == 0 {
+				if first == nil {
+					first = c
+					checkAgainst(t, mem, c, want)
+					continue
+				}
+				fp, fx := levels(t, first)
+				cp, cx := levels(t, c)
+				assert.Equal(t, fp, cp)
+				assert.Equal(t, fx, cx)
+				assert.Equal(t, valuesOf(first), valuesOf(c))
+			} else {
+				checkAgainst(t, mem, c, want)
+			}
+			c.Release()
+		}
+	}
+	first.Release()
+}
