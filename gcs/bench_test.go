@@ -1,0 +1,118 @@
+package gcs_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+)
+
+// The benchmarks below time the operations of the shared anchor table
+// (bench/README.md) on the same 10M-entry workloads: coo_to_csr,
+// csr_to_csc, spmv (int32 and int64 indices, 1 and 2 goroutines) and
+// coo_to_gcxs from the unsorted 3-d COO. Run them with
+//
+//	BENCH_DATA=/work/benchdata go test -run '^$' -bench . -benchtime 5x -count 5 ./gcs/
+//
+// B/op is everything the call allocates, output buffers included.
+
+func BenchmarkCOOToCSR(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
+			x := benchdata.LoadCOO(b, "a_powerlaw2d")
+			defer x.Release()
+			mem := memory.NewGoAllocator()
+			b.ReportAllocs()
+			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+			for b.Loop() {
+				m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.Release()
+			}
+		})
+	}
+}
+
+// csrOf loads workload a as a canonical CSR with the given index type.
+func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
+	x := benchdata.LoadCOO(b, "a_powerlaw2d")
+	defer x.Release()
+	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.Options{IndptrType: it, IndicesType: it})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+func BenchmarkCSRToCSC(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
+			m := csrOf(b, arrow.PrimitiveTypes.Int64)
+			defer m.Release()
+			mem := memory.NewGoAllocator()
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := m.ToCSC(mem, gcs.Options{Workers: workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Release()
+			}
+		})
+	}
+}
+
+func BenchmarkSpMV(b *testing.B) {
+	for _, it := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("a_powerlaw2d/%s/workers=%d", it, workers), func(b *testing.B) {
+				m := csrOf(b, it)
+				defer m.Release()
+				x := make([]float64, m.Cols())
+				for i := range x {
+					x[i] = float64(i%7) - 3
+				}
+				y := make([]float64, m.Rows())
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := gcs.MulVec(y, m, false, x, workers); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkGCSFromCOO(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		dims []int
+		p    int
+	}{
+		{"c0", []int{0, 1, 2}, 1},  // pydata compressed_axes=[0]
+		{"c01", []int{0, 1, 2}, 2}, // pydata compressed_axes=[0, 1]
+	} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("b_tensor3d/%s/workers=%d", c.name, workers), func(b *testing.B) {
+				x := benchdata.LoadCOO(b, "b_tensor3d")
+				defer x.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				for b.Loop() {
+					g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.Options{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					g.Release()
+				}
+			})
+		}
+	}
+}
