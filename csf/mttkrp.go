@@ -1,0 +1,371 @@
+package csf
+
+import (
+	"slices"
+
+	as "github.com/arrowsparse/arrowsparse"
+)
+
+// KernelOptions tune the kernels. The zero value uses every core.
+type KernelOptions struct {
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. Results
+	// do not depend on it, bit for bit.
+	Workers int
+}
+
+// MTTKRP computes the matricized tensor times Khatri-Rao product along
+// dimension mode, the kernel of CP decomposition (CP-ALS) that CSF was
+// designed for (Smith and Karypis, SPLATT):
+//
+//	out[i, r] = Σ x[c] · Π_{k ≠ mode} factors[k][c[k], r]   over stored c with c[mode] = i
+//
+// factors[k] is the dense row-major shape[k] × rank factor matrix of
+// dimension k (element (i, r) at i·rank + r; factors[mode] is not used and
+// may be nil). out is the row-major shape[mode] × rank result; it is
+// overwritten. The tensor's values must have type T.
+//
+// The tree is walked once. When mode is the root level, each root node's
+// row is accumulated bottom-up (SPLATT's root algorithm: one multiply per
+// node and one per value per rank column); on an internal level the
+// products of the ancestors' rows are carried down and the subtree below
+// each node accumulated up; on the leaf level the carried product is
+// scaled by each value. Any mode works with any axis order, but the root
+// mode is the fastest: a CSF tensor with mode first in its axis order (see
+// WithAxisOrder) is the usual choice for the mode updated most often.
+//
+// Work is split across goroutines by output rows: each row of out is
+// computed by one goroutine, which adds its contributions in tree order.
+// For the root mode the root nodes are split into ranges holding equal
+// numbers of values; for other modes the coordinate range of mode is split
+// at quantiles of a sample of the nodes, and every goroutine walks the
+// levels above mode. No two goroutines write the same memory, and out is
+// bit for bit the same for any number of workers.
+//
+// It returns an error wrapping as.ErrUnsupportedType if T is not the value
+// type, as.ErrShape if mode is not a dimension or rank is negative, and
+// as.ErrBufferSize if a factor or out is too short.
+func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o KernelOptions) error {
+	vs, err := Values[T](t)
+	if err != nil {
+		return err
+	}
+	nl := len(t.levels)
+	if mode < 0 || mode >= nl {
+		return as.Errorf(as.ErrShape, "csf: MTTKRP mode %d of a %d-d tensor", mode, nl)
+	}
+	if rank < 0 {
+		return as.Errorf(as.ErrShape, "csf: negative rank %d", rank)
+	}
+	if len(factors) != nl {
+		return as.Errorf(as.ErrShape, "csf: %d factor matrices for %d dimensions", len(factors), nl)
+	}
+	for k, f := range factors {
+		if k == mode {
+			continue
+		}
+		if need, ok := as.MulInt64(t.shape[k], int64(rank)); !ok || int64(len(f)) < need {
+			return as.Errorf(as.ErrBufferSize, "csf: factor %d has %d elements, need %d × %d", k, len(f), t.shape[k], rank)
+		}
+	}
+	if need, ok := as.MulInt64(t.shape[mode], int64(rank)); !ok || int64(len(out)) < need {
+		return as.Errorf(as.ErrBufferSize, "csf: MTTKRP output has %d elements, need %d × %d", len(out), t.shape[mode], rank)
+	}
+	clear(out[:t.shape[mode]*int64(rank)])
+	if t.nnz == 0 || rank == 0 {
+		return nil
+	}
+	d := slices.Index(t.order, mode)
+	u := make([][]T, nl)
+	for l, k := range t.order {
+		if l != d {
+			u[l] = factors[k]
+		}
+	}
+	leafLo, _ := t.leafRange()
+	workers := workersOr(o.Workers)
+	if t.nnz < 1<<12 {
+		workers = 1
+	}
+	newWorker := func() *mttWorker[T] {
+		w := &mttWorker[T]{t: t, nl: nl, d: d, r: rank, u: u, out: out, vals: vs, vbase: leafLo, walk: newWalker(t)}
+		w.tmp = make([][]T, nl)
+		w.pre = make([][]T, nl)
+		for l := range nl {
+			w.tmp[l] = make([]T, rank)
+			w.pre[l] = make([]T, rank)
+		}
+		return w
+	}
+	root := &t.levels[0]
+	if d == 0 {
+		cuts := t.rootCuts(workers)
+		parallel(workers, func(c int) {
+			w := newWorker()
+			for i := cuts[c]; i < cuts[c+1]; i++ {
+				x := w.walk.idx[0].at(i)
+				w.acc(0, i, out[x*int64(rank):(x+1)*int64(rank)])
+			}
+		})
+		return nil
+	}
+	cuts := t.coordCuts(d, workers)
+	parallel(workers, func(c int) {
+		w := newWorker()
+		w.own0, w.own1 = cuts[c], cuts[c+1]
+		for i := root.off; i < root.off+root.n; i++ {
+			w.down(0, i, nil)
+		}
+	})
+	return nil
+}
+
+// mttWorker holds one goroutine's cursors and scratch rows.
+type mttWorker[T as.Float] struct {
+	t          *Tensor
+	nl, d, r   int
+	u          [][]T // factor matrix of each level's dimension (nil on level d)
+	out        []T
+	vals       []T   // the value of leaf k is vals[k-vbase]
+	vbase      int64 //
+	walk       *walker
+	tmp, pre   [][]T // scratch rows per level
+	own0, own1 int64 // the coordinates of dimension mode this worker owns (d > 0)
+}
+
+// acc adds to acc the subtree sums of node's children:
+// Σ_children u[l+1][x_child] ∘ S(child), where S of a leaf is its value
+// and S of an inner node is what acc computes for it.
+func (w *mttWorker[T]) acc(l int, node int64, acc []T) {
+	r := int64(w.r)
+	cur := w.walk
+	s, e := cur.ptr[l].at(node), cur.ptr[l].at(node+1)
+	nl := w.nl
+	if l == nl-2 {
+		uu := w.u[nl-1]
+		xs := cur.idx[nl-1].span(s, e)
+		vs := w.vals[s-w.vbase : e-w.vbase]
+		for j, x := range xs {
+			axpy(acc, vs[j], uu[x*r:(x+1)*r])
+		}
+		return
+	}
+	uc := w.u[l+1]
+	if l == nl-3 {
+		// The children are fibers; a fiber with one value (common in
+		// hypersparse tensors) skips the scratch row. Both paths round
+		// alike: (v·C)·B.
+		ul := w.u[nl-1]
+		tmp := w.tmp[l+1]
+		fp := &cur.ptr[nl-2]
+		for c := s; c < e; c++ {
+			x := cur.idx[l+1].at(c)
+			b := uc[x*r : (x+1)*r]
+			s2, e2 := fp.at(c), fp.at(c+1)
+			if e2-s2 == 1 {
+				y := cur.idx[nl-1].at(s2)
+				axpyMul(acc, w.vals[s2-w.vbase], ul[y*r:(y+1)*r], b)
+				continue
+			}
+			clear(tmp)
+			xs := cur.idx[nl-1].span(s2, e2)
+			vs := w.vals[s2-w.vbase : e2-w.vbase]
+			for j, y := range xs {
+				axpy(tmp, vs[j], ul[y*r:(y+1)*r])
+			}
+			mulAdd(acc, tmp, b)
+		}
+		return
+	}
+	tmp := w.tmp[l+1]
+	for c := s; c < e; c++ {
+		x := cur.idx[l+1].at(c)
+		clear(tmp)
+		w.acc(l+1, c, tmp)
+		mulAdd(acc, tmp, uc[x*r:(x+1)*r])
+	}
+}
+
+// down visits node on level l < d. pre is the product of the factor rows
+// of its ancestors (nil for a root); the product including node's own row
+// is made only when a descendant on level d is owned.
+func (w *mttWorker[T]) down(l int, node int64, pre []T) {
+	r := int64(w.r)
+	cur := w.walk
+	x := cur.idx[l].at(node)
+	own := w.pre[l]
+	have := false
+	ensure := func() {
+		if !have {
+			row := w.u[l][x*r : (x+1)*r]
+			if pre == nil {
+				copy(own, row)
+			} else {
+				mul(own, pre, row)
+			}
+			have = true
+		}
+	}
+	s, e := cur.ptr[l].at(node), cur.ptr[l].at(node+1)
+	d := w.d
+	if l+1 < d {
+		for c := s; c < e; c++ {
+			ensure()
+			w.down(l+1, c, own)
+		}
+		return
+	}
+	if d == w.nl-1 {
+		xs := cur.idx[d].span(s, e)
+		vs := w.vals[s-w.vbase : e-w.vbase]
+		for j, y := range xs {
+			if y < w.own0 || y >= w.own1 {
+				continue
+			}
+			ensure()
+			axpy(w.out[y*r:(y+1)*r], vs[j], own)
+		}
+		return
+	}
+	tmp := w.tmp[d]
+	for c := s; c < e; c++ {
+		y := cur.idx[d].at(c)
+		if y < w.own0 || y >= w.own1 {
+			continue
+		}
+		ensure()
+		clear(tmp)
+		w.acc(d, c, tmp)
+		mulAdd(w.out[y*r:(y+1)*r], tmp, own)
+	}
+}
+
+// leafStart returns the position of the first leaf below node i of level
+// l (or the end of the previous node's leaves if i has none).
+func (t *Tensor) leafStart(l int, i int64) int64 {
+	for ; l < len(t.levels)-1; l++ {
+		lv := &t.levels[l]
+		i = opsFor(lv.ptrType).get(lv.ptr.Bytes(), i)
+	}
+	return i
+}
+
+// rootCuts splits the root nodes into k ranges holding nearly equal
+// numbers of leaves: range c is [r[c], r[c+1]).
+func (t *Tensor) rootCuts(k int) []int64 {
+	root := &t.levels[0]
+	lo, hi := t.leafRange()
+	r := make([]int64, k+1)
+	r[0], r[k] = root.off, root.off+root.n
+	for c := 1; c < k; c++ {
+		target := lo + (hi-lo)*int64(c)/int64(k)
+		// The first root whose leaves start at or after target.
+		a, b := r[c-1], root.off+root.n
+		for a < b {
+			m := int64(uint64(a+b) >> 1)
+			if t.leafStart(0, m) < target {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		r[c] = a
+	}
+	return r
+}
+
+// coordCuts splits the coordinates of level d's dimension into k ranges
+// holding about equal numbers of leaves, judging by a sample of level d's
+// nodes: range c is [r[c], r[c+1]).
+func (t *Tensor) coordCuts(d, k int) []int64 {
+	dim := t.shape[t.order[d]]
+	r := make([]int64, k+1)
+	r[k] = dim
+	if k == 1 {
+		return r
+	}
+	lv := &t.levels[d]
+	const samples = 4096
+	step := max(1, lv.n/samples)
+	type sample struct{ x, w int64 }
+	var ss []sample
+	var total int64
+	ops := opsFor(lv.idxType)
+	for i := lv.off; i < lv.off+lv.n; i += step {
+		wgt := int64(1)
+		if d < len(t.levels)-1 {
+			wgt = t.leafStart(d, i+1) - t.leafStart(d, i)
+		}
+		ss = append(ss, sample{ops.get(lv.idx.Bytes(), i), wgt})
+		total += wgt
+	}
+	slices.SortFunc(ss, func(a, b sample) int { return int(min(max(a.x-b.x, -1), 1)) })
+	var run int64
+	c := 1
+	for _, s := range ss {
+		for c < k && run >= total*int64(c)/int64(k) {
+			r[c] = s.x
+			c++
+		}
+		run += s.w
+	}
+	for ; c < k; c++ {
+		r[c] = dim
+	}
+	for c := 1; c <= k; c++ {
+		r[c] = max(r[c], r[c-1])
+	}
+	return r
+}
+
+// axpy computes y += a·x.
+func axpy[T as.Float](y []T, a T, x []T) {
+	x = x[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// axpyMul computes y += (a·x)∘b.
+func axpyMul[T as.Float](y []T, a T, x, b []T) {
+	x, b = x[:len(y)], b[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += (a * x[i]) * b[i]
+		y[i+1] += (a * x[i+1]) * b[i+1]
+		y[i+2] += (a * x[i+2]) * b[i+2]
+		y[i+3] += (a * x[i+3]) * b[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += (a * x[i]) * b[i]
+	}
+}
+
+// mulAdd computes y += a∘b.
+func mulAdd[T as.Float](y, a, b []T) {
+	a, b = a[:len(y)], b[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += a[i] * b[i]
+		y[i+1] += a[i+1] * b[i+1]
+		y[i+2] += a[i+2] * b[i+2]
+		y[i+3] += a[i+3] * b[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += a[i] * b[i]
+	}
+}
+
+// mul computes y = a∘b.
+func mul[T as.Float](y, a, b []T) {
+	a, b = a[:len(y)], b[:len(y)]
+	for i := range y {
+		y[i] = a[i] * b[i]
+	}
+}
