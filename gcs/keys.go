@@ -62,6 +62,8 @@ func (f forms[C]) keys(mul []uint64) func(lo, hi int, dst []uint64) {
 	return func(lo, hi int, dst []uint64) {
 		dst = dst[:hi-lo]
 		switch {
+		case nd == 0:
+			clear(dst)
 		case nd == 2 && si == 2:
 			m0, m1 := mul[0], mul[1]
 			src := c[2*lo : 2*hi]

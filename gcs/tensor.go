@@ -331,7 +331,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o Options)
 	c := ixFor(pt, it).compressor()
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
-	if _, ok := as.SizeUint64([]int64{major, minor}); ok {
+	if _, ok := as.SizeUint64([]int64{major, minor}); ok && m.nnz > 0 {
 		div := keysort.NewDivider(uint64(nmin))
 		words := make([]uint64, chunk)
 		var mu sync.Mutex
@@ -343,7 +343,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o Options)
 			}
 			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), words[:b-a], 0, div, true)
 		}
-	} else {
+	} else if m.nnz > 0 {
 		// Keys beyond 64 bits: 128-bit arithmetic.
 		nl, ni := make([]int64, m.nnz), make([]int64, m.nnz)
 		for a := int64(0); a < m.nnz; a += chunk {
