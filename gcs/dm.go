@@ -203,7 +203,7 @@ func (d *DM) Format() as.Format { return as.FormatDM }
 func (d *DM) DataType() arrow.DataType { return d.storage.DataType() }
 
 // Shape returns a copy of the wrapper shape.
-func (d *DM) Shape() []int64 { return slices.Clone(d.shape) }
+func (d *DM) Shape() []int64 { return append([]int64(nil), d.shape...) }
 
 // NumDims returns the rank of the wrapper.
 func (d *DM) NumDims() int { return len(d.shape) }

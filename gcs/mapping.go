@@ -133,7 +133,7 @@ func (mp Mapping) CompressedAxes() ([]int, bool) {
 }
 
 // Shape returns a copy of the tensor shape.
-func (mp Mapping) Shape() []int64 { return slices.Clone(mp.shape) }
+func (mp Mapping) Shape() []int64 { return append([]int64(nil), mp.shape...) }
 
 // NumDims returns the rank N of the tensor.
 func (mp Mapping) NumDims() int { return len(mp.shape) }
