@@ -416,6 +416,7 @@ func transposeBlocked[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd,
 		return
 	}
 	line := 64 / w
+	nt := haveNT && w == 8
 	var acc E
 	for c0 := int64(0); c0 < cols; c0 += superCols {
 		c1 := min(c0+superCols, cols)
@@ -427,10 +428,43 @@ func transposeBlocked[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd,
 					acc ^= run[k]
 				}
 			}
-			transposeTiles(dst, src, pd, dLd, ps, sLd, r0, r1, c0, c1)
+			if nt {
+				transposeTilesNT(any(dst).([]uint64), any(src).([]uint64), pd, dLd, ps, sLd, r0, r1, c0, c1)
+			} else {
+				transposeTiles(dst, src, pd, dLd, ps, sLd, r0, r1, c0, c1)
+			}
 		}
 	}
+	if nt {
+		sfence()
+	}
 	touchSink.Store(uint64(acc)) // keeps the touching loads alive
+}
+
+// transposeTilesNT is transposeTiles for 8-byte elements with the
+// non-temporal kernel for whole 8×8 blocks; the caller runs sfence.
+func transposeTilesNT(dst, src []uint64, pd, dLd, ps, sLd, r0, r1, c0, c1 int64) {
+	rEnd := r0 + (r1-r0)/8*8
+	cEnd := c0 + (c1-c0)/8*8
+	for tr := r0; tr < rEnd; tr += transposeTile {
+		tr1 := min(tr+transposeTile, rEnd)
+		for tc := c0; tc < cEnd; tc += transposeTile {
+			tc1 := min(tc+transposeTile, cEnd)
+			for r := tr; r < tr1; r += 8 {
+				for c := tc; c < tc1; c += 8 {
+					d, s := pd+r*dLd+c, ps+r+c*sLd
+					_, _ = dst[d+7*dLd+7], src[s+7*sLd+7] // the kernel's last addresses
+					transpose8NT(&dst[d], dLd, &src[s], sLd)
+				}
+			}
+		}
+	}
+	if cEnd < c1 {
+		transposeTiles(dst, src, pd, dLd, ps, sLd, r0, rEnd, cEnd, c1)
+	}
+	if rEnd < r1 {
+		transposeTiles(dst, src, pd, dLd, ps, sLd, rEnd, r1, c0, c1)
+	}
 }
 
 // touchSink receives the values read by the touch passes of
