@@ -12,6 +12,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/gcs"
 )
 
 func errorsIsArrow(err error) bool {
@@ -38,6 +39,17 @@ func sparseToCOO(t *testing.T, mem memory.Allocator, x as.Tensor, s sidecar) *co
 			}
 		}
 		c, err := y.ToCOO(mem)
+		require.NoError(t, err)
+		return c
+	case *gcs.Matrix:
+		want := "CSR"
+		if y.Axis() == gcs.Cols {
+			want = "CSC"
+		}
+		assert.Equal(t, want, s.Format)
+		assert.Equal(t, s.IndexType, typeName(y.IndicesType()))
+		assert.Equal(t, s.IndptrType, typeName(y.IndptrType()))
+		c, err := y.ToCOO(mem, gcs.Options{})
 		require.NoError(t, err)
 		return c
 	}
