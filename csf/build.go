@@ -1,6 +1,7 @@
 package csf
 
 import (
+	"math/bits"
 	"runtime"
 	"strconv"
 	"sync"
@@ -47,11 +48,17 @@ type builder struct {
 func newBuilder(sizes []int64, u int64, workers int) *builder {
 	nl := len(sizes)
 	b := &builder{nl: nl, span: make([]uint64, nl), divs: make([]keysort.Divider, nl), u: u}
+	// The spans fit in 64 bits when the entries come as keys; for rows the
+	// upper ones may not, and are not used.
 	sp := uint64(1)
 	for l := nl - 1; l >= 0; l-- {
 		b.span[l] = sp
 		b.divs[l] = keysort.NewDivider(sp)
-		sp *= uint64(max(sizes[l], 1)) // may wrap on the root level, where it is not used
+		hi, lo := bits.Mul64(sp, uint64(max(sizes[l], 1)))
+		if hi != 0 {
+			break
+		}
+		sp = lo
 	}
 	if u < 1<<14 {
 		workers = 1

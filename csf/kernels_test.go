@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,8 +21,9 @@ import (
 // mttkrpCOO is the plain reference MTTKRP on a COO tensor with int64
 // coordinates: for every entry, the product of its value and the factor
 // rows of the other dimensions is added to the output row of its mode
-// coordinate. With several workers, each sums a contiguous range of entries
-// into its own output, and the outputs are added at the end.
+// coordinate, column by column in one pass. With several workers, each sums
+// a contiguous range of entries into its own output, and the outputs are
+// added at the end.
 func mttkrpCOO[T as.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out []T, workers int) {
 	cs, err := coo.Coords[int64](x)
 	if err != nil {
@@ -40,41 +42,45 @@ func mttkrpCOO[T as.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out
 	r := int64(rank)
 	clear(out)
 	outs := make([][]T, workers)
-	done := make(chan struct{}, workers)
+	var wg sync.WaitGroup
 	for w := range workers {
 		o := out
 		if w > 0 {
 			o = make([]T, len(out))
 		}
 		outs[w] = o
-		go func() {
-			tmp := make([]T, rank)
+		wg.Go(func() {
+			rows := make([][]T, nd)
 			for i := n * int64(w) / int64(workers); i < n*int64(w+1)/int64(workers); i++ {
-				for j := range tmp {
-					tmp[j] = vs[i]
-				}
+				m := 0
 				for k := range nd {
-					if int(k) == mode {
-						continue
-					}
-					c := cs[i*si+k*sk]
-					row := factors[k][c*r : (c+1)*r]
-					for j := range tmp {
-						tmp[j] *= row[j]
+					if int(k) != mode {
+						c := cs[i*si+k*sk]
+						rows[m] = factors[k][c*r : (c+1)*r]
+						m++
 					}
 				}
 				c := cs[i*si+int64(mode)*sk]
 				row := o[c*r : (c+1)*r]
-				for j := range tmp {
-					row[j] += tmp[j]
+				v := vs[i]
+				if m == 2 {
+					a, b := rows[0][:len(row)], rows[1][:len(row)]
+					for j := range row {
+						row[j] += v * a[j] * b[j]
+					}
+					continue
+				}
+				for j := range row {
+					p := v
+					for _, f := range rows[:m] {
+						p *= f[j]
+					}
+					row[j] += p
 				}
 			}
-			done <- struct{}{}
-		}()
+		})
 	}
-	for range workers {
-		<-done
-	}
+	wg.Wait()
 	for _, o := range outs[1:] {
 		for j, v := range o {
 			out[j] += v

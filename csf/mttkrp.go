@@ -81,13 +81,30 @@ func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o
 			u[l] = factors[k]
 		}
 	}
-	leafLo, _ := t.leafRange()
 	workers := workersOr(o.Workers)
 	if t.nnz < 1<<12 {
 		workers = 1
 	}
-	newWorker := func() *mttWorker[T] {
-		w := &mttWorker[T]{t: t, nl: nl, d: d, r: rank, u: u, out: out, vals: vs, vbase: leafLo, walk: newWalker(t)}
+	// The kernels read the levels as typed slices: int32 where every level
+	// fits, else int64 (levels of other types are widened into copies).
+	switch wp, wx := t.wideIndex(true), t.wideIndex(false); {
+	case !wp && !wx:
+		mttkrp(t, typedTree[int32, int32](t), d, u, rank, out, vs, workers)
+	case !wp:
+		mttkrp(t, typedTree[int32, int64](t), d, u, rank, out, vs, workers)
+	case !wx:
+		mttkrp(t, typedTree[int64, int32](t), d, u, rank, out, vs, workers)
+	default:
+		mttkrp(t, typedTree[int64, int64](t), d, u, rank, out, vs, workers)
+	}
+	return nil
+}
+
+func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T, rank int, out, vs []T, workers int) {
+	nl := len(t.levels)
+	leafLo, _ := t.leafRange()
+	newWorker := func() *mttWorker[T, P, X] {
+		w := &mttWorker[T, P, X]{tree: tr, nl: nl, d: d, r: int64(rank), u: u, out: out, vals: vs, vbase: leafLo}
 		w.tmp = make([][]T, nl)
 		w.pre = make([][]T, nl)
 		for l := range nl {
@@ -96,17 +113,23 @@ func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o
 		}
 		return w
 	}
+	r := int64(rank)
 	root := &t.levels[0]
 	if d == 0 {
 		cuts := t.rootCuts(workers)
 		parallel(workers, func(c int) {
 			w := newWorker()
 			for i := cuts[c]; i < cuts[c+1]; i++ {
-				x := w.walk.idx[0].at(i)
-				w.acc(0, i, out[x*int64(rank):(x+1)*int64(rank)])
+				x := int64(w.idx[0][i])
+				row := out[x*r : (x+1)*r]
+				if nl == 3 {
+					w.root3(i, row)
+				} else {
+					w.acc(0, i, row, 0, r)
+				}
 			}
 		})
-		return nil
+		return
 	}
 	cuts := t.coordCuts(d, workers)
 	parallel(workers, func(c int) {
@@ -116,82 +139,146 @@ func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o
 			w.down(0, i, nil)
 		}
 	})
-	return nil
 }
 
-// mttWorker holds one goroutine's cursors and scratch rows.
-type mttWorker[T as.Float] struct {
-	t          *Tensor
-	nl, d, r   int
+// mttWorker holds one goroutine's scratch rows.
+type mttWorker[T as.Float, P, X as.Index] struct {
+	tree[P, X]
+	nl, d      int
+	r          int64 // rank
 	u          [][]T // factor matrix of each level's dimension (nil on level d)
 	out        []T
 	vals       []T   // the value of leaf k is vals[k-vbase]
 	vbase      int64 //
-	walk       *walker
 	tmp, pre   [][]T // scratch rows per level
 	own0, own1 int64 // the coordinates of dimension mode this worker owns (d > 0)
 }
 
-// acc adds to acc the subtree sums of node's children:
-// Σ_children u[l+1][x_child] ∘ S(child), where S of a leaf is its value
-// and S of an inner node is what acc computes for it.
-func (w *mttWorker[T]) acc(l int, node int64, acc []T) {
-	r := int64(w.r)
-	cur := w.walk
-	s, e := cur.ptr[l].at(node), cur.ptr[l].at(node+1)
+// root3 computes the output row of root node i of a 3-level tree. The
+// columns are taken 8 at a time, accumulated in registers over all the
+// fibers below the root (one cache line of float64 per factor row per
+// pass); the operations on each column are those of acc, in the same
+// order, so the results are the same bits.
+func (w *mttWorker[T, P, X]) root3(i int64, row []T) {
+	r := w.r
+	bm, cm := w.u[1], w.u[2]
+	p1, i1, i2 := w.ptr[1], w.idx[1], w.idx[2]
+	vals, vb := w.vals, w.vbase
+	s, e := int64(w.ptr[0][i]), int64(w.ptr[0][i+1])
+	j0 := int64(0)
+	for ; j0+8 <= r; j0 += 8 {
+		var a0, a1, a2, a3, a4, a5, a6, a7 T
+		for f := s; f < e; f++ {
+			x := int64(i1[f])
+			b := (*[8]T)(bm[x*r+j0:])
+			l0, l1 := int64(p1[f]), int64(p1[f+1])
+			if l1-l0 == 1 {
+				v := vals[l0-vb]
+				c := (*[8]T)(cm[int64(i2[l0])*r+j0:])
+				a0 += (v * c[0]) * b[0]
+				a1 += (v * c[1]) * b[1]
+				a2 += (v * c[2]) * b[2]
+				a3 += (v * c[3]) * b[3]
+				a4 += (v * c[4]) * b[4]
+				a5 += (v * c[5]) * b[5]
+				a6 += (v * c[6]) * b[6]
+				a7 += (v * c[7]) * b[7]
+				continue
+			}
+			var t0, t1, t2, t3, t4, t5, t6, t7 T
+			for k := l0; k < l1; k++ {
+				v := vals[k-vb]
+				c := (*[8]T)(cm[int64(i2[k])*r+j0:])
+				t0 += v * c[0]
+				t1 += v * c[1]
+				t2 += v * c[2]
+				t3 += v * c[3]
+				t4 += v * c[4]
+				t5 += v * c[5]
+				t6 += v * c[6]
+				t7 += v * c[7]
+			}
+			a0 += t0 * b[0]
+			a1 += t1 * b[1]
+			a2 += t2 * b[2]
+			a3 += t3 * b[3]
+			a4 += t4 * b[4]
+			a5 += t5 * b[5]
+			a6 += t6 * b[6]
+			a7 += t7 * b[7]
+		}
+		o := (*[8]T)(row[j0:])
+		o[0] += a0
+		o[1] += a1
+		o[2] += a2
+		o[3] += a3
+		o[4] += a4
+		o[5] += a5
+		o[6] += a6
+		o[7] += a7
+	}
+	if j0 < r {
+		w.acc(0, i, row[j0:], j0, r)
+	}
+}
+
+// acc adds to acc the subtree sums of node's children, for the columns
+// [j0, j1): Σ_children u[l+1][x_child] ∘ S(child), where S of a leaf is
+// its value and S of an inner node is what acc computes for it.
+func (w *mttWorker[T, P, X]) acc(l int, node int64, acc []T, j0, j1 int64) {
+	r := w.r
+	s, e := int64(w.ptr[l][node]), int64(w.ptr[l][node+1])
 	nl := w.nl
 	if l == nl-2 {
 		uu := w.u[nl-1]
-		xs := cur.idx[nl-1].span(s, e)
 		vs := w.vals[s-w.vbase : e-w.vbase]
-		for j, x := range xs {
-			axpy(acc, vs[j], uu[x*r:(x+1)*r])
+		for j, x := range w.idx[nl-1][s:e] {
+			y := int64(x) * r
+			axpy(acc, vs[j], uu[y+j0:y+j1])
 		}
 		return
 	}
 	uc := w.u[l+1]
+	tmp := w.tmp[l+1][:j1-j0]
 	if l == nl-3 {
 		// The children are fibers; a fiber with one value (common in
 		// hypersparse tensors) skips the scratch row. Both paths round
 		// alike: (v·C)·B.
 		ul := w.u[nl-1]
-		tmp := w.tmp[l+1]
-		fp := &cur.ptr[nl-2]
+		fp, li := w.ptr[nl-2], w.idx[nl-1]
 		for c := s; c < e; c++ {
-			x := cur.idx[l+1].at(c)
-			b := uc[x*r : (x+1)*r]
-			s2, e2 := fp.at(c), fp.at(c+1)
+			x := int64(w.idx[l+1][c]) * r
+			b := uc[x+j0 : x+j1]
+			s2, e2 := int64(fp[c]), int64(fp[c+1])
 			if e2-s2 == 1 {
-				y := cur.idx[nl-1].at(s2)
-				axpyMul(acc, w.vals[s2-w.vbase], ul[y*r:(y+1)*r], b)
+				y := int64(li[s2]) * r
+				axpyMul(acc, w.vals[s2-w.vbase], ul[y+j0:y+j1], b)
 				continue
 			}
 			clear(tmp)
-			xs := cur.idx[nl-1].span(s2, e2)
 			vs := w.vals[s2-w.vbase : e2-w.vbase]
-			for j, y := range xs {
-				axpy(tmp, vs[j], ul[y*r:(y+1)*r])
+			for j, y := range li[s2:e2] {
+				q := int64(y) * r
+				axpy(tmp, vs[j], ul[q+j0:q+j1])
 			}
 			mulAdd(acc, tmp, b)
 		}
 		return
 	}
-	tmp := w.tmp[l+1]
 	for c := s; c < e; c++ {
-		x := cur.idx[l+1].at(c)
+		x := int64(w.idx[l+1][c]) * r
 		clear(tmp)
-		w.acc(l+1, c, tmp)
-		mulAdd(acc, tmp, uc[x*r:(x+1)*r])
+		w.acc(l+1, c, tmp, j0, j1)
+		mulAdd(acc, tmp, uc[x+j0:x+j1])
 	}
 }
 
 // down visits node on level l < d. pre is the product of the factor rows
 // of its ancestors (nil for a root); the product including node's own row
 // is made only when a descendant on level d is owned.
-func (w *mttWorker[T]) down(l int, node int64, pre []T) {
-	r := int64(w.r)
-	cur := w.walk
-	x := cur.idx[l].at(node)
+func (w *mttWorker[T, P, X]) down(l int, node int64, pre []T) {
+	r := w.r
+	x := int64(w.idx[l][node])
 	own := w.pre[l]
 	have := false
 	ensure := func() {
@@ -205,7 +292,7 @@ func (w *mttWorker[T]) down(l int, node int64, pre []T) {
 			have = true
 		}
 	}
-	s, e := cur.ptr[l].at(node), cur.ptr[l].at(node+1)
+	s, e := int64(w.ptr[l][node]), int64(w.ptr[l][node+1])
 	d := w.d
 	if l+1 < d {
 		for c := s; c < e; c++ {
@@ -215,9 +302,9 @@ func (w *mttWorker[T]) down(l int, node int64, pre []T) {
 		return
 	}
 	if d == w.nl-1 {
-		xs := cur.idx[d].span(s, e)
 		vs := w.vals[s-w.vbase : e-w.vbase]
-		for j, y := range xs {
+		for j, y := range w.idx[d][s:e] {
+			y := int64(y)
 			if y < w.own0 || y >= w.own1 {
 				continue
 			}
@@ -228,13 +315,13 @@ func (w *mttWorker[T]) down(l int, node int64, pre []T) {
 	}
 	tmp := w.tmp[d]
 	for c := s; c < e; c++ {
-		y := cur.idx[d].at(c)
+		y := int64(w.idx[d][c])
 		if y < w.own0 || y >= w.own1 {
 			continue
 		}
 		ensure()
 		clear(tmp)
-		w.acc(d, c, tmp)
+		w.acc(d, c, tmp, 0, r)
 		mulAdd(w.out[y*r:(y+1)*r], tmp, own)
 	}
 }

@@ -448,3 +448,77 @@ func TestLargeParallel(t *testing.T) {
 	}
 	first.Release()
 }
+
+// TestHypersparseFallback uses shapes whose linear keys do not fit in 64
+// bits, so that the conversions sort coordinate rows instead of keys.
+func TestHypersparseFallback(t *testing.T) {
+	mem := checked(t)
+	r := rand.New(rand.NewPCG(41, 42))
+	shape := []int64{1 << 40, 3, 1 << 30, 1 << 20}
+	for _, n := range []int{50, 30_000} {
+		nd := len(shape)
+		flat := make([]int64, 0, n*nd)
+		vals := make([]float64, n)
+		want := map[[4]int64]float64{}
+		var prev [4]int64
+		for i := range n {
+			var c [4]int64
+			if i > 0 && r.IntN(3) == 0 {
+				c = prev
+			} else {
+				for k := range c {
+					c[k] = r.Int64N(min(shape[k], 50)) * (shape[k] / 50) // few distinct values, far apart
+				}
+			}
+			prev = c
+			flat = append(flat, c[:]...)
+			vals[i] = float64(r.IntN(5) + 1)
+			want[c] += vals[i]
+		}
+		x, err := coo.FromSlices(mem, shape, flat, coo.RowMajor, vals)
+		require.NoError(t, err)
+		check := func(c *csf.Tensor, shape []int64, want map[[4]int64]float64) {
+			t.Helper()
+			require.NoError(t, c.Validate())
+			require.EqualValues(t, len(want), c.NNZ())
+			var prev []int64
+			for idx, v := range csf.All[float64](c) {
+				var key [4]int64
+				copy(key[:], idx)
+				require.Equal(t, want[key], v, "at %v", idx)
+				require.Equal(t, v, csf.At[float64](c, idx...))
+				cur := make([]int64, len(idx))
+				for l, k := range c.AxisOrder() {
+					cur[l] = idx[k]
+				}
+				if prev != nil {
+					require.Equal(t, -1, slices.Compare(prev, cur))
+				}
+				prev = cur
+			}
+		}
+		for _, workers := range []int{1, 3} {
+			c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{2, 0, 3, 1}, Workers: workers})
+			require.NoError(t, err)
+			check(c, shape, want)
+			w, err := c.WithAxisOrder(mem, 3, 2, 1, 0)
+			require.NoError(t, err)
+			check(w, shape, want)
+			w.Release()
+			// TTV along dimension 1 (size 3) with v = [1 1 1] merges it away.
+			y, err := csf.TTV(mem, c, 1, []float64{1, 1, 1}, csf.KernelOptions{Workers: workers})
+			require.NoError(t, err)
+			merged := map[[4]int64]float64{}
+			for k, v := range want {
+				merged[[4]int64{k[0], k[2], k[3]}] += v
+			}
+			require.EqualValues(t, len(merged), y.NNZ())
+			for idx, v := range csf.All[float64](y) {
+				require.Equal(t, merged[[4]int64{idx[0], idx[1], idx[2]}], v)
+			}
+			y.Release()
+			c.Release()
+		}
+		x.Release()
+	}
+}

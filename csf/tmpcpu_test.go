@@ -1,0 +1,55 @@
+package csf_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+)
+
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func cpuTime(f func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	f()
+	return threadCPU() - t0
+}
+
+func TestTmpCPU(t *testing.T) {
+	if os.Getenv("TMPCPU") == "" {
+		t.Skip()
+	}
+	x := benchdata.LoadCOO(t, "b_tensor3d")
+	defer x.Release()
+	mem := memory.NewGoAllocator()
+	c, _ := csf.FromCOO(mem, x, csf.Options{})
+	defer c.Release()
+	f := randomFactors(rand.New(rand.NewPCG(1, 1)), x.Shape(), 16)
+	out := make([]float64, 10000*16)
+	var a, b, d []time.Duration
+	for range 7 {
+		a = append(a, cpuTime(func() { csf.MTTKRP(c, 0, f, 16, out, csf.KernelOptions{Workers: 1}) }))
+		b = append(b, cpuTime(func() { mttkrpCOO(x, 0, f, 16, out, 1) }))
+		d = append(d, cpuTime(func() { y, _ := csf.FromCOO(mem, x, csf.Options{Workers: 1}); y.Release() }))
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	slices.Sort(d)
+	t.Logf("csf mttkrp cpu: min %v med %v", a[0], a[3])
+	t.Logf("coo fused cpu: min %v med %v", b[0], b[3])
+	t.Logf("fromcoo cpu: min %v med %v", d[0], d[3])
+}
