@@ -29,7 +29,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 			for b.Loop() {
-				m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{Workers: workers})
+				m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -43,7 +43,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
 	x := benchdata.LoadCOO(b, "a_powerlaw2d")
 	defer x.Release()
-	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.Options{IndptrType: it, IndicesType: it})
+	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndicesType: it})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func BenchmarkCSRToCSC(b *testing.B) {
 			mem := memory.NewGoAllocator()
 			b.ReportAllocs()
 			for b.Loop() {
-				c, err := m.ToCSC(mem, gcs.Options{Workers: workers})
+				c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -106,7 +106,7 @@ func BenchmarkGCSFromCOO(b *testing.B) {
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				for b.Loop() {
-					g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.Options{Workers: workers})
+					g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -2,6 +2,7 @@ package gcs
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,11 +15,11 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// Options tune the conversions that build compressed storage: FromCOO,
+// ConvertOptions tune the conversions that build compressed storage: FromCOO,
 // FromDense, ToCSR, ToCSC, TensorFromCOO, Tensor.Remap, DM.ToGCS and
 // friends. The zero value sums duplicates, uses every core and picks the
 // index types as each function documents.
-type Options struct {
+type ConvertOptions struct {
 	// Duplicates says how entries with equal coordinates are combined.
 	// The default, as.SumDuplicates, is what scipy, pydata/sparse and
 	// PyTorch do. Conversions that only reorder a matrix (ToCSR, ToCSC)
@@ -37,7 +38,7 @@ type Options struct {
 // indexTypes resolves the output index types of a conversion: the given
 // defaults unless o sets them, then checks that they can hold the minor
 // indices and the (upper bound of the) number of entries.
-func (o Options) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64) (pt, it arrow.DataType, err error) {
+func (o ConvertOptions) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64) (pt, it arrow.DataType, err error) {
 	pt, it = o.IndptrType, o.IndicesType
 	if it == nil {
 		it = widen(defIdx, minor-1)
@@ -103,18 +104,9 @@ func fitsKeys(major, minor int64, n int) (uint, bool) {
 	}
 	kb := uint(0)
 	if size > 1 {
-		kb = bitLen(size - 1)
+		kb = uint(bits.Len64(size - 1))
 	}
 	return kb, keysort.Fits(kb, n)
-}
-
-func bitLen(x uint64) uint {
-	n := uint(0)
-	for x != 0 {
-		x >>= 1
-		n++
-	}
-	return n
 }
 
 // run performs the conversion. It returns the three buffers (from mem), the

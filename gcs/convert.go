@@ -35,7 +35,7 @@ const chunk = 1024
 // do not fit in 64 bits together, a comparison sort is used instead. With
 // int64 indices and 8-byte values the sort runs inside the output buffers.
 // The result must be released by the caller.
-func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o Options) (*Matrix, error) {
+func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (s compressed) release() {
 }
 
 // compressCOO builds the canonical CSR of the reduced matrix of t under mp.
-func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o Options) (compressed, error) {
+func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptions) (compressed, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return compressed{}, err
 	}
@@ -105,7 +105,7 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o Options) (co
 	mul, kb, keysFit := mp.keyStrides()
 	if t.IsCanonical() && isIdentityPerm(mp.dims) && keysFit {
 		// Row-major order of the coordinates is the order of the keys.
-		s.indptr, s.indices, s.values, s.nnz = presorted(mem, f.keys(mul), in, n, rows, cols, pt, it, s.vt)
+		s.indptr, s.indices, s.values, s.nnz = presorted(mem, f.keys(mul), in, n, rows, cols, pt, it)
 		return s, nil
 	}
 	j := &job{
@@ -153,7 +153,7 @@ func isIdentityPerm(p []int) bool {
 }
 
 // presorted compresses n entries whose keys are strictly increasing.
-func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it, vt arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
+func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
 	pw, iw := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it))
 	indptr = newBuffer(mem, (major+1)*pw)
 	clear(indptr.Bytes())
@@ -178,10 +178,10 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 // canonical CSR (axis Rows) or CSC (axis Cols) matrix in buffers from mem.
 // Negative zero counts as zero; NaN counts as non-zero. Any strides work
 // (column-major and transposed views included). Both index types default
-// to int64, the narrowest signed type holding the shape and nnz being
-// chosen only when o asks for it by type. Dim names are kept. The result
+// to int64; o.IndptrType and o.IndicesType choose others. Dim names are
+// kept. The result
 // must be released by the caller.
-func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o Options) (*Matrix, error) {
+func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
@@ -202,7 +202,7 @@ func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o Options) (*Matrix,
 	vop := vals.For(vt)
 	var data []byte
 	if d.Buffer() != nil {
-		data = d.Buffer().Bytes()
+		data = wholeElems(d.Buffer().Bytes(), as.ByteWidth(d.DataType()))
 	}
 	off := d.ElemOffset()
 	counts := make([]int64, major)
@@ -249,7 +249,7 @@ func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o Options) (*Matrix,
 // indices type, widened to the narrowest signed type holding both
 // dimensions if needed; o.IndicesType overrides. A canonical CSR gives a
 // canonical COO. The result must be released by the caller.
-func (m *Matrix) ToCOO(mem memory.Allocator, o Options) (*coo.Tensor, error) {
+func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
 	it := o.IndicesType
 	if it == nil {
 		it = widen(m.indicesType, max(m.rows, m.cols)-1)
@@ -323,7 +323,7 @@ func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 	dense := v.Buffer().Bytes()
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()
+		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
 	}
 	vop := vals.For(m.valueType)
 	ix := m.ix()
@@ -353,7 +353,7 @@ func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 // ToCSR returns the matrix in CSR format. A CSR is returned itself,
 // retained. A CSC is transposed physically (see ToCSC). The result must be
 // released by the caller.
-func (m *Matrix) ToCSR(mem memory.Allocator, o Options) (*Matrix, error) {
+func (m *Matrix) ToCSR(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
 	return m.toAxis(mem, Rows, o)
 }
 
@@ -365,11 +365,11 @@ func (m *Matrix) ToCSR(mem memory.Allocator, o Options) (*Matrix, error) {
 // index types are kept, the indices being widened if the new index range
 // needs it; o's index types override. The result must be released by the
 // caller.
-func (m *Matrix) ToCSC(mem memory.Allocator, o Options) (*Matrix, error) {
+func (m *Matrix) ToCSC(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
 	return m.toAxis(mem, Cols, o)
 }
 
-func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o Options) (*Matrix, error) {
+func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
@@ -385,7 +385,7 @@ func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o Options) (*Matrix, er
 
 // retyped returns the matrix with the index types of o (the receiver's
 // where o has none), copying the index arrays and sharing the values.
-func (m *Matrix) retyped(mem memory.Allocator, o Options) (*Matrix, error) {
+func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
 	major, minor := m.dims()
 	pt, it := o.IndptrType, o.IndicesType
 	if pt == nil {
@@ -426,7 +426,7 @@ func (m *Matrix) retyped(mem memory.Allocator, o Options) (*Matrix, error) {
 
 // transposed returns the same logical matrix with the other compressed
 // axis, in new buffers.
-func (m *Matrix) transposed(mem memory.Allocator, o Options) (*Matrix, error) {
+func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
 	major, minor := m.dims() // the new minor and major
 	pt, it, err := o.indexTypes(m.indptrType, m.indicesType, major, m.nnz)
 	if err != nil {

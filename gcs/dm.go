@@ -259,9 +259,9 @@ func (d *DM) isWhole() bool {
 	return true
 }
 
-// Dimensions returns the wrapper axes of each storage dimension, in order,
+// Dims returns the wrapper axes of each storage dimension, in order,
 // concatenated: seed 001's dimensions. Axes removed by Index do not appear.
-func (d *DM) Dimensions() []int {
+func (d *DM) Dims() []int {
 	var out []int
 	for _, g := range d.groups {
 		for _, f := range g {
@@ -273,7 +273,7 @@ func (d *DM) Dimensions() []int {
 	return out
 }
 
-// Partitioning returns the positions in Dimensions that start storage
+// Partitioning returns the positions in Dims that start storage
 // dimensions 1, 2, …: seed 001's partitioning. After Index removed every
 // axis of a group, two positions may be equal.
 func (d *DM) Partitioning() []int {
@@ -760,23 +760,22 @@ func (d *DM) eachMatrix(f func([]int64, int64) bool) bool {
 // leafValues returns the value bytes of the innermost storage, into which
 // the positions that each and find give point.
 func (d *DM) leafValues() []byte {
+	var b []byte
 	switch s := d.storage.(type) {
 	case *DM:
 		return s.leafValues()
 	case *coo.Tensor:
-		if s.ValuesBuffer() == nil {
-			return nil
+		if s.ValuesBuffer() != nil {
+			b = s.ValuesBuffer().Bytes()
 		}
-		return s.ValuesBuffer().Bytes()
 	case *Matrix:
-		if s.values == nil {
-			return nil
+		if s.values != nil {
+			b = s.values.Bytes()
 		}
-		return s.values.Bytes()
 	case as.Dense:
-		return s.Buffer().Bytes()
+		b = s.Buffer().Bytes()
 	}
-	return nil
+	return wholeElems(b, as.ByteWidth(d.DataType()))
 }
 
 // find appends to dst the positions in the innermost value buffer of the
@@ -963,7 +962,7 @@ func (d *DM) ToDense(mem memory.Allocator) (as.Dense, error) {
 // coordinates of type o.IndicesType (int64 by default) in new buffers from
 // mem, in the order All yields them; zeros of dense storage are left out.
 // The result must be released by the caller.
-func (d *DM) ToCOO(mem memory.Allocator, o Options) (*coo.Tensor, error) {
+func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
 	it := o.IndicesType
 	if it == nil {
 		it = arrow.PrimitiveTypes.Int64
@@ -1021,8 +1020,8 @@ func (d *DM) ToCOO(mem memory.Allocator, o Options) (*coo.Tensor, error) {
 // ToGCS materialises the DM's elements as a GCS tensor with the given
 // mapping, in new buffers from mem (through ToCOO and TensorFromCOO). The
 // result must be released by the caller.
-func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o Options) (*Tensor, error) {
-	c, err := d.ToCOO(mem, Options{IndicesType: o.IndicesType})
+func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
+	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
 	if err != nil {
 		return nil, err
 	}
@@ -1033,11 +1032,11 @@ func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o Options
 // ToMatrix materialises a 2-d DM as a canonical CSR (axis Rows) or CSC
 // (axis Cols) matrix in new buffers from mem. The result must be released
 // by the caller.
-func (d *DM) ToMatrix(mem memory.Allocator, axis Axis, o Options) (*Matrix, error) {
+func (d *DM) ToMatrix(mem memory.Allocator, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if len(d.shape) != 2 {
 		return nil, as.Errorf(as.ErrShape, "gcs: a %d-d DM is not a matrix", len(d.shape))
 	}
-	c, err := d.ToCOO(mem, Options{IndicesType: o.IndicesType})
+	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
 	if err != nil {
 		return nil, err
 	}

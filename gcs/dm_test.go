@@ -96,21 +96,21 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	require.NoError(t, err)
 	c.stores["dense"] = dense
 	if len(ss) == 2 {
-		csr, err := gcs.FromCOO(mem, sx, gcs.Rows, gcs.Options{IndicesType: i32})
+		csr, err := gcs.FromCOO(mem, sx, gcs.Rows, gcs.ConvertOptions{IndicesType: i32})
 		require.NoError(t, err)
 		c.stores["csr"] = csr
-		csc, err := gcs.FromCOO(mem, sx, gcs.Cols, gcs.Options{})
+		csc, err := gcs.FromCOO(mem, sx, gcs.Cols, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["csc"] = csc
 		// A CSR with unsorted rows.
 		c.stores["csr-unsorted"] = unsortRows(t, mem, csr, r)
 	}
 	if len(ss) >= 2 {
-		g, err := gcs.TensorFromCOO(mem, sx, r.Perm(len(ss)), 1, gcs.Options{})
+		g, err := gcs.TensorFromCOO(mem, sx, r.Perm(len(ss)), 1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["gcs"] = g
 		// A DM over a CSR: hierarchical storage.
-		inner, err := gcs.TensorFromCOO(mem, sx, identity(len(ss)), len(ss)-1, gcs.Options{})
+		inner, err := gcs.TensorFromCOO(mem, sx, identity(len(ss)), len(ss)-1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		h := inner.DM()
 		inner.Release()
@@ -260,7 +260,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 		require.Equal(t, want[q], gcs.At[float64](d, idx...), "At%v", idx)
 	}
 	// Materialised.
-	c, err := d.ToCOO(mem, gcs.Options{})
+	c, err := d.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	cd, err := c.ToDense(mem)
 	require.NoError(t, err)
@@ -269,7 +269,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	c.Release()
 	rev := identity(len(shape))
 	slices.Reverse(rev)
-	g, err := d.ToGCS(mem, rev, len(shape)/2, gcs.Options{})
+	g, err := d.ToGCS(mem, rev, len(shape)/2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	gd, err := g.ToDense(mem)
 	require.NoError(t, err)
@@ -277,7 +277,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	gd.Release()
 	g.Release()
 	if len(shape) == 2 {
-		m, err := d.ToMatrix(mem, gcs.Cols, gcs.Options{})
+		m, err := d.ToMatrix(mem, gcs.Cols, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		md, err := m.ToDense(mem)
 		require.NoError(t, err)
@@ -315,7 +315,7 @@ func TestPropertyDM(t *testing.T) {
 				d, err := gcs.NewDM(cfg.shape, cfg.dims, cfg.cuts, st)
 				require.NoError(t, err)
 				assert.Equal(t, "DM", d.Format().String())
-				assert.Equal(t, cfg.dims, d.Dimensions())
+				assert.Equal(t, cfg.dims, d.Dims())
 				assert.Equal(t, append([]int{}, cfg.cuts...), d.Partitioning())
 				dense := name == "dense"
 				checkDM(t, mem, d, c.ref, dense)
@@ -384,7 +384,7 @@ func TestSeed001(t *testing.T) {
 	ix, err := s.Index(2, 1)
 	require.NoError(t, err)
 	defer ix.Release()
-	assert.Equal(t, []int{1, 0}, ix.Dimensions())
+	assert.Equal(t, []int{1, 0}, ix.Dims())
 	assert.Equal(t, []int{0}, ix.Partitioning())
 	rd, _, ro = ix.Reduction()
 	assert.Equal(t, [][]int{nil, {1, 0}}, rd)
@@ -398,7 +398,7 @@ func TestDMOverCSR(t *testing.T) {
 	mem := checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{})
+	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer m.Release()
 	d, err := gcs.NewDM([]int64{4, 5}, []int{0, 1}, []int{1}, m)
@@ -476,7 +476,7 @@ func TestDMBadInput(t *testing.T) {
 	require.ErrorIs(t, err, as.ErrOutOfRange)
 	_, err = d.WithDimNames("a")
 	require.ErrorIs(t, err, as.ErrShape)
-	_, err = d.ToMatrix(mem, gcs.Rows, gcs.Options{})
+	_, err = d.ToMatrix(mem, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrShape)
 	assert.Panics(t, func() { gcs.At[float64](d, 0, 0) })
 	assert.Panics(t, func() { gcs.At[float64](d, 0, 0, 5) })

@@ -17,15 +17,15 @@
 // any Arrow tensor type, float16 included. Buffers built elsewhere (SciPy's
 // int32 arrays, an IPC body) are adopted as they are by New, NewCSR and
 // NewCSC: no copy, no widening. Conversions choose their output index
-// types as their documentation says, and Options.IndptrType and
-// Options.IndicesType override the choice.
+// types as their documentation says, and ConvertOptions.IndptrType and
+// ConvertOptions.IndicesType override the choice.
 //
 // A matrix is sorted when the indices increase within every lane
 // (duplicates adjacent), and canonical when they strictly increase. Both
 // flags are computed when the matrix is built, never taken on trust (except
 // under Trusted, which says what it skips). FromCOO, FromDense and
 // TensorFromCOO produce canonical matrices, combining duplicates under
-// Options.Duplicates (summed by default, as scipy, pydata/sparse and
+// ConvertOptions.Duplicates (summed by default, as scipy, pydata/sparse and
 // PyTorch do); the physical transposes ToCSC and ToCSR produce sorted
 // matrices and keep duplicates. T is the transpose without a copy: a CSR
 // read as the CSC of its transpose, and back.
@@ -137,7 +137,7 @@
 //
 // A Matrix, Tensor or DM may be read by any number of goroutines. The
 // conversions that sort (FromCOO, TensorFromCOO, ToCSC, ToCSR, Remap) run
-// a parallel MSD+LSD radix sort on Options.Workers goroutines (0 means
+// a parallel MSD+LSD radix sort on ConvertOptions.Workers goroutines (0 means
 // GOMAXPROCS); MulVec and MulDense take a worker count and split the lanes
 // into runs of equal numbers of values. Results do not depend on the number
 // of workers, except for the last bits of the floating-point sums of the

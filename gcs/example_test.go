@@ -50,9 +50,9 @@ func ExampleFromCOO() {
 	x, _ := coo.FromSlices(mem, []int64{3, 3},
 		[]int64{2, 0, 0, 1, 2, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3, 4})
 	defer x.Release()
-	csr, _ := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{})
+	csr, _ := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	defer csr.Release()
-	csc, _ := gcs.FromCOO(mem, x, gcs.Cols, gcs.Options{})
+	csc, _ := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	defer csc.Release()
 	for _, m := range []*gcs.Matrix{csr, csc} {
 		ptr, _ := gcs.Indptr[int64](m)
@@ -73,7 +73,7 @@ func ExampleTensorFromCOO() {
 		0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 2, 1, 1, 0, 0, 1, 0, 3, 1, 2, 0, 1, 2, 2, 1, 2, 3,
 	}, coo.RowMajor, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	defer x.Release()
-	g, _ := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.Options{})
+	g, _ := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
 	defer g.Release()
 	s := g.Storage()
 	ptr, _ := gcs.Indptr[int32](s)

@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"math/bits"
 	"slices"
 
 	as "github.com/arrowsparse/arrowsparse"
@@ -282,7 +283,7 @@ func (mp Mapping) keyStrides() ([]uint64, uint, bool) {
 	}
 	kb := uint(0)
 	if size > 1 {
-		kb = bitLen(size - 1)
+		kb = uint(bits.Len64(size - 1))
 	}
 	return mul, kb, true
 }

@@ -290,6 +290,10 @@ func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
 	return buf
 }
 
+// wholeElems returns the longest prefix of b that holds whole elements of w
+// bytes: buffers may be longer than their elements, by any number of bytes.
+func wholeElems(b []byte, w int) []byte { return b[:len(b)/w*w] }
+
 // newBuffer returns a buffer of n bytes from mem, not zeroed.
 func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 	b := memory.NewResizableBuffer(mem)

@@ -287,7 +287,7 @@ func TestCanonicalFlag(t *testing.T) {
 			}
 		}
 		d.Release()
-		csc, err := m.ToCSC(mem, gcs.Options{})
+		csc, err := m.ToCSC(mem, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		assert.True(t, csc.IsSorted())
 		assert.Equal(t, c.transposedCanonical, csc.IsCanonical())
@@ -311,7 +311,7 @@ func TestDuplicatePolicies(t *testing.T) {
 		as.SumDuplicates: 6, as.KeepLast: 2, as.KeepFirst: 3, as.KeepMin: 1, as.KeepMax: 3,
 	} {
 		for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-			m, err := gcs.FromCOO(mem, x, axis, gcs.Options{Duplicates: p})
+			m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p})
 			require.NoError(t, err)
 			assert.Equal(t, int64(2), m.NNZ())
 			assert.True(t, m.IsCanonical())
@@ -320,19 +320,19 @@ func TestDuplicatePolicies(t *testing.T) {
 			m.Release()
 		}
 	}
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{Duplicates: as.RejectDuplicates})
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
 	require.ErrorIs(t, err, as.ErrNotCanonical)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{Duplicates: as.Duplicates(42)})
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: as.Duplicates(42)})
 	require.ErrorIs(t, err, as.ErrStructure)
-	_, err = gcs.FromCOO(mem, x, gcs.Axis(3), gcs.Options{})
+	_, err = gcs.FromCOO(mem, x, gcs.Axis(3), gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrStructure)
 	three, _ := randCOO(t, mem, rand.New(rand.NewPCG(1, 1)), []int64{2, 2, 2}, 3, coo.RowMajor, i64, f64, 0)
 	defer three.Release()
-	_, err = gcs.FromCOO(mem, three, gcs.Rows, gcs.Options{})
+	_, err = gcs.FromCOO(mem, three, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrShape)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{IndicesType: arrow.PrimitiveTypes.Uint64})
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, as.ErrUnsupportedType)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{IndptrType: arrow.PrimitiveTypes.Float32})
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndptrType: arrow.PrimitiveTypes.Float32})
 	require.ErrorIs(t, err, as.ErrUnsupportedType)
 }
 
@@ -364,7 +364,7 @@ func checkMatrix(t *testing.T, mem memory.Allocator, m *gcs.Matrix, want []float
 		copy(got, want)
 	}
 	require.Equal(t, want, got)
-	c, err := m.ToCOO(mem, gcs.Options{})
+	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	cd, err := c.ToDense(mem)
@@ -397,18 +397,18 @@ func TestPropertyMatrix(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				for _, workers := range []int{1, 2, 3} {
-					m, err := gcs.FromCOO(mem, x, axis, gcs.Options{Workers: workers})
+					m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					assert.True(t, m.IsCanonical())
 					assert.Equal(t, int64(len(rf.entries)), m.NNZ())
 					checkMatrix(t, mem, m, want)
 					// Physical transposes, both ways.
-					o, err := m.ToCSC(mem, gcs.Options{Workers: workers})
+					o, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					assert.Equal(t, gcs.Cols, o.Axis())
 					assert.True(t, o.IsCanonical())
 					checkMatrix(t, mem, o, want)
-					back, err := o.ToCSR(mem, gcs.Options{Workers: workers})
+					back, err := o.ToCSR(mem, gcs.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					checkMatrix(t, mem, back, want)
 					o.Release()
@@ -419,14 +419,14 @@ func TestPropertyMatrix(t *testing.T) {
 			// From a canonical COO the conversion is a linear pass.
 			cx, err := x.Canonicalize(mem)
 			require.NoError(t, err)
-			m, err := gcs.FromCOO(mem, cx, gcs.Rows, gcs.Options{})
+			m, err := gcs.FromCOO(mem, cx, gcs.Rows, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			checkMatrix(t, mem, m, want)
 			// Dense round trip.
 			d, err := m.ToDense(mem)
 			require.NoError(t, err)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				b, err := gcs.FromDense(mem, d, axis, gcs.Options{})
+				b, err := gcs.FromDense(mem, d, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				checkMatrix(t, mem, b, want)
 				b.Release()
@@ -460,7 +460,7 @@ func TestIndexTypePairs(t *testing.T) {
 	for _, pt := range indexTypes {
 		for _, it := range indexTypes {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				m, err := gcs.FromCOO(mem, x, axis, gcs.Options{IndptrType: pt, IndicesType: it})
+				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndptrType: pt, IndicesType: it})
 				require.NoError(t, err)
 				assert.Equal(t, pt, m.IndptrType())
 				assert.Equal(t, it, m.IndicesType())
@@ -468,7 +468,7 @@ func TestIndexTypePairs(t *testing.T) {
 				y := make([]float64, 9)
 				require.NoError(t, gcs.MulVec(y, m, false, xv, 1))
 				assert.InDeltaSlice(t, yRef, y, 1e-9)
-				o, err := m.ToCSC(mem, gcs.Options{})
+				o, err := m.ToCSC(mem, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				checkMatrix(t, mem, o, want)
 				o.Release()
@@ -488,12 +488,12 @@ func TestValueTypes(t *testing.T) {
 			defer x.Release()
 			want := rf.dense(as.SumDuplicates)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				m, err := gcs.FromCOO(mem, x, axis, gcs.Options{})
+				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				assert.Equal(t, vt, m.DataType())
 				assert.Equal(t, arrow.PrimitiveTypes.Uint8, m.IndicesType())
 				checkMatrix(t, mem, m, want)
-				o, err := m.ToCSC(mem, gcs.Options{})
+				o, err := m.ToCSC(mem, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				checkMatrix(t, mem, o, want)
 				o.Release()
@@ -508,7 +508,7 @@ func TestRowColLane(t *testing.T) {
 	x := seed4x5(t, mem)
 	defer x.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-		m, err := gcs.FromCOO(mem, x, axis, gcs.Options{})
+		m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		cols, vs := gcs.Row[float64](m, 2)
 		assert.Equal(t, []int64{0, 2, 3}, cols)
@@ -551,7 +551,7 @@ func TestFromDenseStrided(t *testing.T) {
 	tr := v.T() // 4×3, column-major
 	defer tr.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-		m, err := gcs.FromDense(mem, tr, axis, gcs.Options{IndicesType: arrow.PrimitiveTypes.Int8})
+		m, err := gcs.FromDense(mem, tr, axis, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8})
 		require.NoError(t, err)
 		assert.Equal(t, int64(5), m.NNZ())
 		assert.Equal(t, arrow.PrimitiveTypes.Int8, m.IndicesType())
@@ -563,7 +563,7 @@ func TestFromDenseStrided(t *testing.T) {
 	three, err := views.Alloc(mem, f64, []int64{2, 2, 2})
 	require.NoError(t, err)
 	defer three.Release()
-	_, err = gcs.FromDense(mem, three, gcs.Rows, gcs.Options{})
+	_, err = gcs.FromDense(mem, three, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrShape)
 }
 
@@ -573,23 +573,23 @@ func TestToCOOShares(t *testing.T) {
 	mem := checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.Options{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
+	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err)
 	defer m.Release()
-	c, err := m.ToCOO(mem, gcs.Options{})
+	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Same(t, m.ValuesBuffer(), c.ValuesBuffer())
 	assert.Equal(t, arrow.PrimitiveTypes.Int8, c.IndexType())
 	assert.False(t, c.IsCanonical())
 	// Re-typing the indices without moving anything.
-	w, err := m.ToCSC(mem, gcs.Options{IndicesType: i64})
+	w, err := m.ToCSC(mem, gcs.ConvertOptions{IndicesType: i64})
 	require.NoError(t, err)
 	defer w.Release()
 	assert.Same(t, m.ValuesBuffer(), w.ValuesBuffer())
 	assert.Equal(t, i64, w.IndicesType())
 	assert.Equal(t, arrow.PrimitiveTypes.Int8, w.IndptrType())
-	same, err := m.ToCSC(mem, gcs.Options{})
+	same, err := m.ToCSC(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer same.Release()
 	assert.Same(t, m, same)

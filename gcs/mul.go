@@ -312,7 +312,7 @@ func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dens
 	st := b.ElemStrides()
 	var bd []T
 	if b.Buffer() != nil {
-		bd = as.MustSliceBytes[T](b.Buffer().Bytes())
+		bd = as.MustSliceBytes[T](wholeElems(b.Buffer().Bytes(), as.ByteWidth(m.valueType)))
 	}
 	bm := dense[T]{data: bd, off: b.ElemOffset(), rs: st[0], cs: st[1], rows: bs[0], cols: bs[1]}
 	cm := dense[T]{data: views.Data[T](c), rs: bs[1], cs: 1, rows: rows, cols: bs[1]}

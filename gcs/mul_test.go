@@ -49,7 +49,7 @@ func TestMulVec(t *testing.T) {
 		want := rf.dense(as.SumDuplicates)
 		for _, it := range []arrow.DataType{i32, i64, arrow.PrimitiveTypes.Uint16} {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				m, err := gcs.FromCOO(mem, x, axis, gcs.Options{IndicesType: it})
+				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it})
 				require.NoError(t, err)
 				for _, trans := range []bool{false, true} {
 					n, k := c.shape[1], c.shape[0]

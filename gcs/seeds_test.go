@@ -57,7 +57,7 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	x := seed4x5(t, mem)
 	defer x.Release()
 
-	csr, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{})
+	csr, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csr.Release()
 	ptr, idx, vs := buffers(t, csr)
@@ -67,7 +67,7 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	assert.True(t, csr.IsCanonical())
 	assert.Equal(t, "CSR", csr.Format().String())
 
-	csc, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.Options{})
+	csc, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csc.Release()
 	ptr, idx, vs = buffers(t, csc)
@@ -77,14 +77,14 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	assert.True(t, csc.IsCanonical())
 
 	// The physical transposes agree with the direct conversions.
-	csc2, err := csr.ToCSC(mem, gcs.Options{})
+	csc2, err := csr.ToCSC(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csc2.Release()
 	p2, i2, v2 := buffers(t, csc2)
 	assert.Equal(t, []int64{0, 2, 2, 4, 7, 9}, p2)
 	assert.Equal(t, []int64{1, 2, 0, 2, 1, 2, 3, 0, 3}, i2)
 	assert.Equal(t, []float64{3, 5, 1, 6, 4, 7, 8, 2, 9}, v2)
-	csr2, err := csc.ToCSR(mem, gcs.Options{})
+	csr2, err := csc.ToCSR(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csr2.Release()
 	p2, i2, v2 = buffers(t, csr2)
@@ -138,7 +138,7 @@ func TestSeed000GCSExamples(t *testing.T) {
 			mem := checked(t)
 			x := seed3d(t, mem)
 			defer x.Release()
-			g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.Options{})
+			g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			r, cl := g.Mapping().ReducedShape()
@@ -156,7 +156,7 @@ func TestSeed000GCSExamples(t *testing.T) {
 			for idx, v := range coo.All[float64](x) {
 				assert.Equal(t, v, gcs.At[float64](g, idx...))
 			}
-			y, err := g.ToCOO(mem, gcs.Options{})
+			y, err := g.ToCOO(mem, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer y.Release()
 			assert.Equal(t, int64(9), y.NNZ())
@@ -320,7 +320,7 @@ func TestSeed000TwelveReductions(t *testing.T) {
 			for _, row := range r.cells {
 				require.Equal(t, int(cols), len(row))
 			}
-			g, err := gcs.TensorFromCOO(mem, x, dims, len(r.rowDims), gcs.Options{})
+			g, err := gcs.TensorFromCOO(mem, x, dims, len(r.rowDims), gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			red, err := g.Storage().ToDense(mem)

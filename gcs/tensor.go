@@ -76,7 +76,7 @@ func FromMatrix(m *Matrix) *Tensor {
 // default as for FromCOO, the indices being widened to hold the column
 // numbers of the reduced matrix. Dim names are kept. The result must be
 // released by the caller.
-func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning int, o Options) (*Tensor, error) {
+func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
 	mp, err := NewMapping(t.Shape(), dims, partitioning)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning
 // TensorFromDense returns the non-zero elements of d in GCS format with the
 // given mapping, as TensorFromCOO of coo.FromDense with int64 coordinates
 // would. The result must be released by the caller.
-func TensorFromDense(mem memory.Allocator, d as.Dense, dims []int, partitioning int, o Options) (*Tensor, error) {
+func TensorFromDense(mem memory.Allocator, d as.Dense, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
 	it := o.IndicesType
 	if it == nil {
 		it = arrow.PrimitiveTypes.Int64
@@ -159,6 +159,16 @@ func (t *Tensor) Storage() *Matrix { return t.m }
 // in increasing order of the linearised indices.
 func (t *Tensor) IsCanonical() bool { return t.m.canonical }
 
+// Validate runs the full check of the storage (Matrix.Validate) and checks
+// that its shape is the reduced shape of the mapping.
+func (t *Tensor) Validate() error {
+	r, c := t.mp.ReducedShape()
+	if t.m.rows != r || t.m.cols != c {
+		return as.Errorf(as.ErrShape, "gcs: storage is %d×%d, but the mapping reduces to %d×%d", t.m.rows, t.m.cols, r, c)
+	}
+	return t.m.Validate()
+}
+
 // WithDimNames returns the tensor with the given dimension names (one per
 // dimension, or none), sharing its storage. The result must be released by
 // the caller.
@@ -225,7 +235,7 @@ func (t *Tensor) Transpose(perm ...int) (*Tensor, error) {
 // returned itself, retained, if it already has that storage; otherwise the
 // storage is transposed physically (Matrix.ToCSR, Matrix.ToCSC). The result
 // must be released by the caller.
-func (t *Tensor) WithStorage(mem memory.Allocator, axis Axis, o Options) (*Tensor, error) {
+func (t *Tensor) WithStorage(mem memory.Allocator, axis Axis, o ConvertOptions) (*Tensor, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
@@ -268,7 +278,7 @@ func (t *Tensor) storageOrder() []int {
 //     does, into a canonical CSR, combining duplicates under o.Duplicates.
 //
 // The result must be released by the caller.
-func (t *Tensor) Remap(mem memory.Allocator, dims []int, partitioning int, o Options) (*Tensor, error) {
+func (t *Tensor) Remap(mem memory.Allocator, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
 	mp, err := NewMapping(t.mp.shape, dims, partitioning)
 	if err != nil {
 		return nil, err
@@ -311,7 +321,7 @@ func (t *Tensor) Remap(mem memory.Allocator, dims []int, partitioning int, o Opt
 // reindex returns the storage of mp along axis when the receiver's
 // entries are already in that order: every entry keeps its place and its
 // linear key lane·minor + index, from which the new lane and index follow.
-func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o Options) (*Matrix, error) {
+func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertOptions) (*Matrix, error) {
 	m := t.m
 	major, minor := m.dims()
 	nmaj, nmin := mp.rows, mp.cols
@@ -366,7 +376,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o Options)
 }
 
 // resort sorts the entries into the canonical CSR of mp.
-func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o Options) (*Matrix, error) {
+func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Matrix, error) {
 	m := t.m
 	pt, it, err := o.indexTypes(m.indptrType, m.indicesType, mp.cols, m.nnz)
 	if err != nil {
@@ -450,7 +460,7 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o Options) (*Matrix, e
 // dimension if needed; o.IndicesType overrides. The COO is canonical when
 // the storage is a canonical CSR with the identity dims. The result must be
 // released by the caller.
-func (t *Tensor) ToCOO(mem memory.Allocator, o Options) (*coo.Tensor, error) {
+func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
 	it := o.IndicesType
 	if it == nil {
 		var big int64
@@ -529,7 +539,7 @@ func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
 	dense := v.Buffer().Bytes()
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()
+		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
 	}
 	lanes, ids, pos := make([]int64, chunk), make([]int64, chunk), make([]int64, chunk)
 	for a := int64(0); a < m.nnz; a += chunk {

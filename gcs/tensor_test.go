@@ -60,7 +60,7 @@ func transposed(d []float64, shape []int64, perm []int) ([]float64, []int64) {
 // checkTensor compares the tensor with a row-major reference.
 func checkTensor(t *testing.T, mem memory.Allocator, g *gcs.Tensor, want []float64) {
 	t.Helper()
-	require.NoError(t, g.Storage().Validate())
+	require.NoError(t, g.Validate())
 	rows, cols := g.Mapping().ReducedShape()
 	require.Equal(t, []int64{rows, cols}, g.Storage().Shape())
 	d, err := g.ToDense(mem)
@@ -85,7 +85,7 @@ func checkTensor(t *testing.T, mem memory.Allocator, g *gcs.Tensor, want []float
 		}
 		require.Equal(t, want[q], gcs.At[float64](g, idx...))
 	}
-	c, err := g.ToCOO(mem, gcs.Options{})
+	c, err := g.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	cd, err := c.ToDense(mem)
@@ -113,7 +113,7 @@ func TestPropertyTensor(t *testing.T) {
 			}
 			for _, dims := range perms {
 				for p := 0; p <= nd; p++ {
-					g, err := gcs.TensorFromCOO(mem, x, dims, p, gcs.Options{Workers: 1 + si%2})
+					g, err := gcs.TensorFromCOO(mem, x, dims, p, gcs.ConvertOptions{Workers: 1 + si%2})
 					require.NoError(t, err, "dims %v p %d", dims, p)
 					assert.True(t, g.IsCanonical())
 					assert.Equal(t, dims, g.Dims())
@@ -132,12 +132,12 @@ func TestPropertyTensor(t *testing.T) {
 					// Remapping to a random mapping.
 					dims2 := r.Perm(nd)
 					p2 := r.IntN(nd + 1)
-					rg, err := g.Remap(mem, dims2, p2, gcs.Options{})
+					rg, err := g.Remap(mem, dims2, p2, gcs.ConvertOptions{})
 					require.NoError(t, err)
 					assert.Equal(t, dims2, rg.Dims())
 					checkTensor(t, mem, rg, want)
 					// And to CSC storage.
-					cg, err := rg.WithStorage(mem, gcs.Cols, gcs.Options{})
+					cg, err := rg.WithStorage(mem, gcs.Cols, gcs.ConvertOptions{})
 					require.NoError(t, err)
 					assert.Equal(t, gcs.Cols, cg.Storage().Axis())
 					checkTensor(t, mem, cg, want)
@@ -160,18 +160,18 @@ func TestRemapReusesOrder(t *testing.T) {
 	for idx, v := range coo.All[float64](x) {
 		want[linear([]int64{2, 3, 4}, idx)] = v
 	}
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 2, gcs.Options{})
+	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 
-	same, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.Options{})
+	same, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g, same)
 	same.Release()
 
 	// The swapped mapping is the transposed reduced matrix: a CSC over the
 	// same buffers.
-	sw, err := g.Remap(mem, []int{2, 0, 1}, 1, gcs.Options{})
+	sw, err := g.Remap(mem, []int{2, 0, 1}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().IndptrBuffer(), sw.Storage().IndptrBuffer())
 	assert.Equal(t, gcs.Cols, sw.Storage().Axis())
@@ -180,7 +180,7 @@ func TestRemapReusesOrder(t *testing.T) {
 
 	// Same dims, another partitioning: same order, new pointers, shared
 	// values (seed 000's second example from its first).
-	p1, err := g.Remap(mem, []int{0, 1, 2}, 1, gcs.Options{})
+	p1, err := g.Remap(mem, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), p1.Storage().ValuesBuffer())
 	ptr, idx, _ := buffers(t, p1.Storage())
@@ -190,7 +190,7 @@ func TestRemapReusesOrder(t *testing.T) {
 	p1.Release()
 
 	// The order of a CSC with another split: reindexed into a CSC.
-	c, err := g.Remap(mem, []int{1, 2, 0}, 2, gcs.Options{})
+	c, err := g.Remap(mem, []int{1, 2, 0}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), c.Storage().ValuesBuffer())
 	assert.Equal(t, gcs.Cols, c.Storage().Axis())
@@ -198,7 +198,7 @@ func TestRemapReusesOrder(t *testing.T) {
 	c.Release()
 
 	// A new order needs a sort: seed 000's third example.
-	s, err := g.Remap(mem, []int{2, 1, 0}, 1, gcs.Options{})
+	s, err := g.Remap(mem, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.NotSame(t, g.Storage().ValuesBuffer(), s.Storage().ValuesBuffer())
 	ptr, idx, vs := buffers(t, s.Storage())
@@ -207,9 +207,9 @@ func TestRemapReusesOrder(t *testing.T) {
 	assert.Equal(t, []float64{5, 7, 1, 4, 2, 8, 3, 6, 9}, vs)
 	s.Release()
 
-	_, err = g.Remap(mem, []int{0, 0, 1}, 1, gcs.Options{})
+	_, err = g.Remap(mem, []int{0, 0, 1}, 1, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrStructure)
-	_, err = g.Remap(mem, []int{0, 1, 2}, 4, gcs.Options{})
+	_, err = g.Remap(mem, []int{0, 1, 2}, 4, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrStructure)
 }
 
@@ -227,7 +227,7 @@ func TestHypersparseTensor(t *testing.T) {
 	x, err := coo.FromSlices(mem, shape, coords, coo.RowMajor, []float64{1, 2, 3, 4, 5})
 	require.NoError(t, err)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.Options{})
+	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 	check := func(g *gcs.Tensor) {
@@ -248,20 +248,20 @@ func TestHypersparseTensor(t *testing.T) {
 	check(g)
 	assert.True(t, g.IsCanonical())
 	// Same order, 16 rows: the linear keys need 128 bits.
-	r, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.Options{})
+	r, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), r.Storage().ValuesBuffer())
 	check(r)
 	r.Release()
 	// Another order: a comparison sort.
-	s, err := g.Remap(mem, []int{1, 0, 2}, 2, gcs.Options{})
+	s, err := g.Remap(mem, []int{1, 0, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	check(s)
 	s.Release()
 	// The whole tensor in one row does not fit int64 columns.
-	_, err = g.Remap(mem, []int{0, 1, 2}, 0, gcs.Options{})
+	_, err = g.Remap(mem, []int{0, 1, 2}, 0, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrOverflow)
-	c, err := g.ToCOO(mem, gcs.Options{})
+	c, err := g.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.True(t, c.IsCanonical())
 	c.Release()
@@ -361,7 +361,7 @@ func TestTensorMatrixIdentity(t *testing.T) {
 	mem := checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.Options{})
+	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer m.Release()
 	named, err := m.WithDimNames("i", "j")
@@ -394,7 +394,7 @@ func TestTensorMatrixIdentity(t *testing.T) {
 			assert.Equal(t, gcs.At[float64](m, i, j), gcs.At[float64](tm, j, i))
 		}
 	}
-	p0, err := g.Remap(mem, []int{0, 1}, 0, gcs.Options{})
+	p0, err := g.Remap(mem, []int{0, 1}, 0, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer p0.Release()
 	_, err = p0.AsMatrix()
@@ -422,7 +422,7 @@ func TestTensorFromDense(t *testing.T) {
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	g, err := gcs.TensorFromDense(mem, d, []int{2, 1, 0}, 1, gcs.Options{IndicesType: arrow.PrimitiveTypes.Int16})
+	g, err := gcs.TensorFromDense(mem, d, []int{2, 1, 0}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int16})
 	require.NoError(t, err)
 	defer g.Release()
 	assert.Equal(t, arrow.PrimitiveTypes.Int16, g.Storage().IndicesType())
