@@ -244,8 +244,9 @@ func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o ConvertOptions) (*
 }
 
 // ToCOO returns the matrix as a 2-d COO tensor with row-major coordinates
-// in a buffer from mem, sharing the values buffer with the matrix (entries
-// stay in storage order, duplicates included). The coordinates have the
+// in a buffer from mem, sharing the values with the matrix (entries stay in
+// storage order, duplicates included): its values buffer is the matrix's,
+// or a slice of it if that is longer than NNZ values. The coordinates have the
 // indices type, widened to the narrowest signed type holding both
 // dimensions if needed; o.IndicesType overrides. A canonical CSR gives a
 // canonical COO. The result must be released by the caller.
@@ -285,7 +286,24 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	if m.names != nil {
 		opts = append(opts, coo.WithDimNames(m.names...))
 	}
-	return coo.New(m.valueType, it, m.Shape(), cb, coo.RowMajor, m.values, m.nnz, opts...)
+	vb := exactValues(m.values, m.nnz, m.valueType)
+	defer vb.Release()
+	return coo.New(m.valueType, it, m.Shape(), cb, coo.RowMajor, vb, m.nnz, opts...)
+}
+
+// exactValues returns the values buffer, retained, or a slice of it holding
+// exactly n values when it is longer (a padded IPC buffer, say): the values
+// shared with a COO tensor are exactly its values. The result must be
+// released by the caller.
+func exactValues(values *memory.Buffer, n int64, vt arrow.DataType) *memory.Buffer {
+	need := int(n) * as.ByteWidth(vt)
+	if values == nil || values.Len() == need {
+		if values != nil {
+			values.Retain()
+		}
+		return values
+	}
+	return memory.SliceBuffer(values, 0, need)
 }
 
 // ToDense returns a new row-major dense view of the matrix, in a buffer from

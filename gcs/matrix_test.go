@@ -594,3 +594,43 @@ func TestToCOOShares(t *testing.T) {
 	defer same.Release()
 	assert.Same(t, m, same)
 }
+
+// Buffers longer than their elements, by a number of bytes that is not a
+// multiple of the element width, are read correctly everywhere.
+func TestOddBufferLengths(t *testing.T) {
+	mem := checked(t)
+	p := buf(mem, []byte{0, 2, 3, 9, 9, 9, 9})
+	i := buf(mem, []byte{1, 0, 1, 7})
+	raw := buf(mem, make([]byte, 3*8+5))
+	defer p.Release()
+	defer i.Release()
+	defer raw.Release()
+	copy(raw.Bytes(), as.BytesOf([]float64{1, 2, 3}))
+	m, err := gcs.NewCSR([]int64{2, 2}, f64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int8, p, i, raw, 3)
+	require.NoError(t, err)
+	defer m.Release()
+	want := []float64{2, 1, 0, 3}
+	checkMatrix(t, mem, m, want)
+	d, err := gcs.NewDM([]int64{2, 2}, []int{1, 0}, []int{1}, m)
+	require.NoError(t, err)
+	defer d.Release()
+	dd, err := d.ToDense(mem)
+	require.NoError(t, err)
+	defer dd.Release()
+	assert.Equal(t, []float64{2, 0, 1, 3}, denseValues(t, dd))
+	y := make([]float64, 2)
+	require.NoError(t, gcs.MulVec(y, m, true, []float64{1, 1}, 1))
+	assert.Equal(t, []float64{2, 4}, y)
+	v, err := views.New(f64, raw, 0, []int64{3}, []int64{1})
+	require.NoError(t, err)
+	defer v.Release()
+	dv, err := gcs.NewDM([]int64{3}, []int{0}, nil, v)
+	require.NoError(t, err)
+	defer dv.Release()
+	assert.Equal(t, 3.0, gcs.At[float64](dv, 2))
+	n := 0
+	for range gcs.All[float64](dv) {
+		n++
+	}
+	assert.Equal(t, 3, n)
+}

@@ -454,8 +454,8 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 }
 
 // ToCOO returns the tensor as a COO tensor with row-major coordinates in a
-// buffer from mem, sharing the values buffer with the storage (entries stay
-// in storage order, duplicates included). The coordinates have the storage's
+// buffer from mem, sharing the values with the storage as Matrix.ToCOO does
+// (entries stay in storage order, duplicates included). The coordinates have the storage's
 // indices type, widened to the narrowest signed type holding every
 // dimension if needed; o.IndicesType overrides. The COO is canonical when
 // the storage is a canonical CSR with the identity dims. The result must be
@@ -484,7 +484,9 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	if t.names != nil {
 		opts = append(opts, coo.WithDimNames(t.names...))
 	}
-	return coo.New(m.valueType, it, t.mp.Shape(), cb, coo.RowMajor, m.values, m.nnz, opts...)
+	vb := exactValues(m.values, m.nnz, m.valueType)
+	defer vb.Release()
+	return coo.New(m.valueType, it, t.mp.Shape(), cb, coo.RowMajor, vb, m.nnz, opts...)
 }
 
 // eachChunk calls f for the storage entries in chunks [lo, hi), with their

@@ -432,3 +432,59 @@ func TestTensorFromDense(t *testing.T) {
 	assert.Equal(t, []int64{1, 5, 0, 4, 0, 5, 0, 1, 5}, idx)
 	assert.Equal(t, []float64{5, 7, 1, 4, 2, 8, 3, 6, 9}, vs)
 }
+
+// Remap of a storage with duplicates: reusing the order keeps them, a sort
+// combines them under the policy.
+func TestRemapDuplicates(t *testing.T) {
+	mem := checked(t)
+	m, err := gcs.FromSlices(mem, gcs.Rows, []int64{2, 3}, []int32{0, 3, 4}, []int32{1, 1, 2, 0}, []float64{1, 2, 3, 4})
+	require.NoError(t, err)
+	defer m.Release()
+	assert.True(t, m.IsSorted())
+	assert.False(t, m.IsCanonical())
+	g := gcs.FromMatrix(m)
+	defer g.Release()
+	want := []float64{0, 3, 3, 4, 0, 0}
+
+	same, err := g.Remap(mem, []int{0, 1}, 0, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), same.NNZ())
+	assert.False(t, same.IsCanonical())
+	checkTensor(t, mem, same, want)
+	same.Release()
+
+	for p, w := range map[as.Duplicates]float64{as.SumDuplicates: 3, as.KeepLast: 2, as.KeepMax: 2, as.KeepMin: 1} {
+		s, err := g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: p})
+		require.NoError(t, err)
+		assert.Equal(t, int64(3), s.NNZ())
+		assert.True(t, s.IsCanonical())
+		assert.Equal(t, w, gcs.At[float64](s, 0, 1))
+		s.Release()
+	}
+	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
+	require.ErrorIs(t, err, as.ErrNotCanonical)
+	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: as.Duplicates(-1)})
+	require.ErrorIs(t, err, as.ErrStructure)
+
+	x := seed3d(t, mem)
+	defer x.Release()
+	dup, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int64{1, 2, 3, 1, 2, 3}, coo.RowMajor, []float64{1, 2})
+	require.NoError(t, err)
+	defer dup.Release()
+	_, err = gcs.TensorFromCOO(mem, dup, []int{2, 0, 1}, 2, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
+	require.ErrorIs(t, err, as.ErrNotCanonical)
+	small, err := gcs.TensorFromCOO(mem, x, []int{2, 0, 1}, 2, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
+	require.NoError(t, err, "int8 holds 6 columns and 9 entries")
+	small.Release()
+	row, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 0, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Uint8, IndptrType: arrow.PrimitiveTypes.Int8})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 24}, row.Storage().Shape())
+	row.Release()
+	big, err := coo.FromSlices(mem, []int64{2, 200}, []int64{1, 150}, coo.RowMajor, []float64{1})
+	require.NoError(t, err)
+	defer big.Release()
+	_, err = gcs.TensorFromCOO(mem, big, []int{0, 1}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8})
+	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	_, err = gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Uint64})
+	require.ErrorIs(t, err, as.ErrUnsupportedType)
+}
