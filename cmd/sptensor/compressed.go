@@ -49,9 +49,9 @@ func compressedToCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (*coo
 	case *csf.Tensor:
 		c, err = x.ToCOO(mem)
 	case *gcs.Matrix:
-		c, err = x.ToCOO(mem, gcs.Options{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
 	case *gcs.Tensor:
-		c, err = x.ToCOO(mem, gcs.Options{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
 	default:
 		return nil, fmt.Errorf("cannot convert a %s tensor", t.Format())
 	}
@@ -62,22 +62,44 @@ func compressedToCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (*coo
 	return c.Canonicalize(mem)
 }
 
-// indptrTypeFor picks the indptr type of a conversion's result: want if
-// given, else the source's indptr type when it holds need, else def.
-func indptrTypeFor(t as.Tensor, want, def arrow.DataType, need int64) arrow.DataType {
-	if want != nil {
-		return want
+// fit returns dt if it holds every value in 0..need, else the narrowest
+// signed type that does.
+func fit(dt arrow.DataType, need int64) arrow.DataType {
+	if dt != nil && as.IndexMax(dt) >= need {
+		return dt
 	}
-	if src := compressedIndptrType(t); src != nil && as.IndexMax(src) >= need {
-		return src
+	return as.SmallestIndexType(need)
+}
+
+// indexTypes picks the indices and indptr types of a compressed result
+// whose indices go up to needIdx and whose indptr arrays have up to needPtr
+// entries (Arrow C++ checks both counts against the types). --index-type
+// sets both, unless --indptr-type is given too. Otherwise the source's
+// types are kept when they fit and widened when they do not; a dense source
+// gets int64, as in Arrow C++.
+func indexTypes(src as.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt arrow.DataType) {
+	if o.indexType != nil {
+		it = o.indexType
+		pt = o.indptrType
+		if pt == nil {
+			pt = it
+		}
+		return it, pt
 	}
-	return def
+	it = fit(defaultIndexType(src, nil), needIdx)
+	pt = o.indptrType
+	if pt == nil {
+		pt = compressedIndptrType(src)
+		if pt == nil || as.IndexMax(pt) < needPtr {
+			pt = fit(it, needPtr)
+		}
+	}
+	return it, pt
 }
 
 // convertCompressed converts t to CSR, CSC, CSF or GCS, through COO.
 func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertOpts) (as.Tensor, error) {
-	it := defaultIndexType(t, o.indexType)
-	c, err := toCOO(mem, t, it)
+	c, err := toCOO(mem, t, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -85,24 +107,25 @@ func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertO
 	x := c.(*coo.Tensor)
 	switch to {
 	case "csf":
-		return toCSF(mem, t, x, o, it)
+		return toCSF(mem, t, x, o)
 	case "csr", "csc":
 		if x.NumDims() != 2 {
 			return nil, as.Errorf(as.ErrShape, "a %s matrix needs 2 dimensions, not %d; --to gcs stores N-d tensors in CSR/CSC form", to, x.NumDims())
 		}
-		axis := gcs.Rows
+		shape := x.Shape()
+		axis, lanes, minor := gcs.Rows, shape[0], shape[1]
 		if to == "csc" {
-			axis = gcs.Cols
+			axis, lanes, minor = gcs.Cols, shape[1], shape[0]
 		}
-		opts := gcs.Options{IndicesType: o.indexType, IndptrType: indptrTypeFor(t, o.indptrType, nil, x.NNZ())}
-		return gcs.FromCOO(mem, x, axis, opts)
+		it, pt := indexTypes(t, o, max(x.NNZ(), minor-1), max(x.NNZ(), lanes+1))
+		return gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it, IndptrType: pt})
 	case "gcs":
 		return toGCS(mem, t, x, o)
 	}
 	return nil, fmt.Errorf("conversion to %s is not available", to)
 }
 
-func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts, it arrow.DataType) (as.Tensor, error) {
+func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (as.Tensor, error) {
 	nd := x.NumDims()
 	if nd < 2 {
 		return nil, as.Errorf(as.ErrShape, "a CSF tensor needs at least 2 dimensions, not %d", nd)
@@ -118,7 +141,11 @@ func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts, i
 			return nil, err
 		}
 	}
-	pt := indptrTypeFor(src, o.indptrType, it, x.NNZ()+1)
+	maxDim := int64(0)
+	for _, d := range x.Shape() {
+		maxDim = max(maxDim, d)
+	}
+	it, pt := indexTypes(src, o, max(x.NNZ(), maxDim-1), x.NNZ()+1)
 	opts := csf.Options{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nd), IndptrTypes: make([]arrow.DataType, nd-1)}
 	for l := range nd {
 		opts.IndicesTypes[l] = it
@@ -158,7 +185,19 @@ func toGCS(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (
 	if p < 0 {
 		p = max(nd-1, 0)
 	}
-	opts := gcs.Options{IndicesType: o.indexType, IndptrType: indptrTypeFor(src, o.indptrType, nil, x.NNZ())}
+	mp, err := gcs.NewMapping(x.Shape(), dims, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, cols := mp.ReducedShape()
+	// A CSC storage is built as CSR first, then transposed: the types
+	// must suit both.
+	needIdx, needPtr := max(x.NNZ(), cols-1), max(x.NNZ(), rows+1)
+	if axis == gcs.Cols {
+		needIdx, needPtr = max(needIdx, rows-1), max(needPtr, cols+1)
+	}
+	it, pt := indexTypes(src, o, needIdx, needPtr)
+	opts := gcs.ConvertOptions{IndicesType: it, IndptrType: pt}
 	g, err := gcs.TensorFromCOO(mem, x, dims, p, opts)
 	if err != nil || axis == gcs.Rows {
 		return g, err

@@ -136,9 +136,8 @@ func convertible(c *describe.Content, to string) (ok, try bool) {
 	return true, true
 }
 
-// availableTargets are the formats convert can produce today.
-// TODO(csx, gcs): add "csr", "csc" and "gcs" when ipc writes them.
-var availableTargets = []string{"coo", "csf", "tensor"}
+// availableTargets are the formats convert produces.
+var availableTargets = []string{"coo", "csr", "csc", "csf", "gcs", "tensor"}
 
 // Conversions between kinds keep the content: the entries (sparse to
 // sparse), the elements (to or from dense), the shape, names and value

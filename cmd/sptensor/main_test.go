@@ -40,28 +40,7 @@ func corpus(t *testing.T) []string {
 		files = append(files, fs...)
 	}
 	require.Len(t, files, 212)
-	// TODO(csx): drop this filter when ipc reads CSR/CSC messages.
-	kept := files[:0]
-	for _, f := range files {
-		if !pending(f) {
-			kept = append(kept, f)
-		}
-	}
-	if len(kept) < len(files) {
-		t.Logf("skipping %d corpus files whose format ipc cannot read yet", len(files)-len(kept))
-	}
-	return kept
-}
-
-// pending reports whether ipc cannot read the message yet (a format
-// still being written).
-func pending(f string) bool {
-	m, err := ipc.ReadFile(f)
-	if err != nil {
-		return strings.Contains(err.Error(), "TODO")
-	}
-	m.Release()
-	return false
+	return files
 }
 
 func sidecar(arrow string) string { return strings.TrimSuffix(arrow, ".arrow") + ".json" }
@@ -141,9 +120,6 @@ func TestValidate(t *testing.T) {
 	require.NotEmpty(t, verdicts)
 	for name, verdict := range verdicts {
 		f := filepath.Join(interopDir, "crafted", name+".arrow")
-		if pending(f) {
-			continue
-		}
 		stdout, _, code := sptensor(t, "validate", f)
 		if verdict == "valid" {
 			assert.Equal(t, 0, code, "%s: %s", name, stdout)

@@ -149,6 +149,11 @@ func sparseCase(rng *rand.Rand, kind string, vt, it, pt arrow.DataType, class st
 	s.shape = shape
 	if class == "named" || rng.IntN(5) == 0 {
 		s.names = randNames(rng, len(shape))
+		if s.format == "GCS" {
+			// The N-d names travel in JSON custom metadata, which holds
+			// Unicode text only.
+			s.names = randUTF8Names(rng, len(shape))
+		}
 	}
 	if s.format == "CSF" {
 		s.order = rng.Perm(len(shape))
@@ -289,12 +294,23 @@ func shuffledWithinLanes(rng *rand.Rand, e *describe.Entries, axis gcs.Axis) *de
 	return out
 }
 
+// namePool ends with the one name that is not UTF-8.
 var namePool = []string{"row", "col", "depth", "batch", "größe", "日本語", "with space", `quote"d`, `back\slash`, "tab\there", "", "x", "ünïcödé→", "bad\xff"}
 
 func randNames(rng *rand.Rand, n int) []string {
 	names := make([]string, n)
 	for k := range names {
 		names[k] = namePool[rng.IntN(len(namePool))]
+	}
+	return names
+}
+
+// randUTF8Names leaves out names that are not UTF-8, which Arrow C++
+// carries but pyarrow cannot decode (dense messages go to pyarrow too).
+func randUTF8Names(rng *rand.Rand, n int) []string {
+	names := make([]string, n)
+	for k := range names {
+		names[k] = namePool[rng.IntN(len(namePool)-1)]
 	}
 	return names
 }
@@ -419,12 +435,12 @@ func denseCase(rng *rand.Rand, kind string, vt arrow.DataType, class string) *de
 		d.shape = randShape(rng, 2+rng.IntN(2), 60)
 	}
 	if class == "named" || rng.IntN(5) == 0 {
-		d.names = randNames(rng, len(d.shape))
+		d.names = randUTF8Names(rng, len(d.shape))
 	}
 	if d.layout != "C" && class != "zero-size" {
 		d.shape = twoLong(d.shape)
 		if d.names != nil {
-			d.names = randNames(rng, len(d.shape))
+			d.names = randUTF8Names(rng, len(d.shape))
 		}
 	}
 	size := int64(1)

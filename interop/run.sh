@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Live interop with Arrow C++ and pyarrow (real libarrow and pyarrow, no
+# mocks); see interop/README.md. Usage: [SEED=N] [KEEP=1] interop/run.sh
+#
+#   1. C++ -> Go       the peer writes a fresh random corpus (seed SEED);
+#                      `sptensor dump --json` of every file equals its sidecar
+#   2. Go -> C++       gocases writes one message per format x index type x
+#                      value type x shape class; the peer's read-json of each
+#                      equals the description of the chosen content (and so
+#                      does this library's own dump)
+#   3. byte identity   every peer message read and written again by this
+#                      library (`sptensor convert IN OUT`) is byte-identical,
+#                      and so is every one rebuilt from its sidecar alone
+#                      when the sidecar fixes the storage order
+#   4. pyarrow         pyarrow.ipc.read_tensor reads the Go-written dense
+#                      messages and to_numpy() matches; messages written by
+#                      pyarrow.ipc.write_tensor read back in Go (and in the
+#                      peer) as described
+#
+# Prints the seed, per-check and total counts; exits 1 on any mismatch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+interop/setup.sh
+go build -o build/sptensor ./cmd/sptensor
+go build -o build/gocases ./interop/gocases
+
+SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/arrowsparse-interop.XXXXXX")
+keep=${KEEP:-}
+finish() {
+  if [ -n "$keep" ]; then echo "interop: files kept in $WORK"; else rm -rf "$WORK"; fi
+}
+trap finish EXIT
+
+PY=$ROOT/.venv/bin/python
+PEER=$ROOT/build/arrowpeer
+SPT=$ROOT/build/sptensor
+CHECK=(python3 "$ROOT/testdata/interop/check_corpus.py" --strict --exact --quiet)
+
+labels=() runs=() fails=()
+record() { # label run failed
+  labels+=("$1") runs+=("$2") fails+=("$3")
+  printf 'interop: %-58s %5d run, %5d passed\n' "$1" "$2" "$(($2 - $3))"
+}
+# Runs a command whose last output line is "N checked, M failed"; shows
+# the first failures.
+counted() { # label command...
+  local label=$1 log=$WORK/log.$((${#labels[@]})) n f
+  shift
+  "$@" >"$log" 2>&1 || true
+  grep -E '^(FAIL|     )' "$log" | head -n 40 || true
+  if ! read -r n f < <(tail -n 1 "$log" | sed -n 's/^\([0-9]*\) checked, \([0-9]*\) failed$/\1 \2/p') || [ -z "$n" ]; then
+    tail -n 5 "$log"
+    n=0 f=1
+  fi
+  record "$label" "$n" "$f"
+}
+
+echo "== 1. C++ -> Go"
+"$PEER" gen "$SEED" "$WORK/cpp" >"$WORK/gen.log"
+tail -n 1 "$WORK/gen.log"
+counted "1. C++ -> Go: sptensor dump of the peer's corpus" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/cpp"
+
+echo "== 2. Go -> C++"
+"$ROOT/build/gocases" write "$SEED" "$WORK/go" | tee "$WORK/gocases.log"
+skipped=$(sed -n 's/^gocases: SKIPPED \([0-9]*\) .*/\1/p' "$WORK/gocases.log" | awk '{s += $1} END {print s + 0}')
+counted "2. Go -> C++: peer read-json of Go-written messages" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/go/peer"
+counted "   Go -> Go: sptensor dump of the same messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/go/go"
+if [ "$skipped" -gt 0 ]; then
+  record "   cases this library could not write" "$skipped" "$skipped"
+fi
+
+echo "== 3. byte identity"
+mkdir -p "$WORK/rewritten"
+n=0 f=0
+for in in "$WORK"/cpp/*.arrow; do
+  out=$WORK/rewritten/$(basename "$in")
+  n=$((n + 1))
+  if ! "$SPT" convert "$in" "$out" 2>"$WORK/convert.err" || ! cmp -s "$in" "$out"; then
+    f=$((f + 1))
+    if [ "$f" -le 20 ]; then echo "FAIL $(basename "$in"): $(cat "$WORK/convert.err")$(cmp "$in" "$out" 2>/dev/null | head -n 1)"; fi
+  fi
+done
+record "3. bytes: peer messages read and written back" "$n" "$f"
+counted "   bytes: peer messages rebuilt from their sidecars" "$ROOT/build/gocases" rebuild "$WORK/cpp" "$WORK/rebuilt"
+grep '^rebuild:' "$WORK/log.$((${#labels[@]} - 1))" || true
+
+echo "== 4. dense tensors with pyarrow"
+counted "4. pyarrow read_tensor of Go-written Tensor messages" "$PY" interop/pyarrow_dense.py read "$WORK/go/peer"
+"$PY" interop/pyarrow_dense.py write "$SEED" "$WORK/py" | tee "$WORK/pywrite.log" | tail -n 1
+counted "   sptensor dump of pyarrow write_tensor messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/py"
+counted "   peer read-json of the same (checks their sidecars)" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/py"
+
+total=0 failed=0
+for i in "${!labels[@]}"; do
+  total=$((total + runs[i])) failed=$((failed + fails[i]))
+done
+echo "interop: SEED=$SEED: $total cases run, $((total - failed)) passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+  keep=1
+  exit 1
+fi
