@@ -134,11 +134,17 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	return s, nil
 }
 
+// maxPointerBytes bounds the index pointer arrays that conversions
+// allocate: a shape with more lanes than this (a hypersparse matrix of 2^40
+// rows, say) is refused with an error rather than crashing the process
+// when the allocation fails.
+const maxPointerBytes = 1 << 40
+
 // checkPointerAlloc returns an error if an index pointer array for the
-// given number of lanes cannot be allocated.
+// given number of lanes would exceed maxPointerBytes.
 func checkPointerAlloc(lanes int64, pt arrow.DataType) error {
-	if _, ok := as.MulInt64(lanes+1, int64(as.ByteWidth(pt))); !ok || lanes+1 <= 0 || lanes+1 > int64(^uint(0)>>1)/8 {
-		return as.Errorf(as.ErrOverflow, "gcs: an index pointer array of %d+1 entries does not fit in memory", lanes)
+	if n, ok := as.MulInt64(lanes+1, int64(as.ByteWidth(pt))); !ok || lanes+1 <= 0 || n > maxPointerBytes {
+		return as.Errorf(as.ErrOverflow, "gcs: an index pointer array of %d+1 entries of %s is larger than 1 TiB", lanes, pt)
 	}
 	return nil
 }

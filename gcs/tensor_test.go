@@ -488,3 +488,33 @@ func TestRemapDuplicates(t *testing.T) {
 	_, err = gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, as.ErrUnsupportedType)
 }
+
+// A reduced matrix with more lanes than memory can hold is refused, not
+// attempted.
+func TestHugeLanes(t *testing.T) {
+	mem := checked(t)
+	x, err := coo.FromSlices(mem, []int64{1 << 45, 4}, []int64{3, 1}, coo.RowMajor, []float64{1})
+	require.NoError(t, err)
+	defer x.Release()
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	require.ErrorIs(t, err, as.ErrOverflow)
+	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
+	require.NoError(t, err, "4 columns are fine")
+	defer m.Release()
+	assert.Equal(t, 1.0, gcs.At[float64](m, 3, 1))
+	_, err = m.ToCSR(mem, gcs.ConvertOptions{})
+	require.ErrorIs(t, err, as.ErrOverflow)
+	g, err := gcs.TensorFromCOO(mem, x, []int{1, 0}, 1, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	defer g.Release()
+	sw, err := g.Remap(mem, []int{0, 1}, 1, gcs.ConvertOptions{})
+	require.NoError(t, err, "the swapped mapping is a CSC view")
+	assert.Equal(t, gcs.Cols, sw.Storage().Axis())
+	sw.Release()
+	_, err = g.Remap(mem, []int{0, 1}, 2, gcs.ConvertOptions{})
+	require.ErrorIs(t, err, as.ErrOverflow)
+	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	defer c.Release()
+	assert.Equal(t, int64(1), c.NNZ())
+}
