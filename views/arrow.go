@@ -125,10 +125,7 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 	}
 	bufs := d.Buffers()
 	if len(bufs) == 0 || bufs[0] == nil {
-		if d.DataType().ID() == arrow.NULL {
-			return as.Errorf(as.ErrStructure, "views: a dense view cannot hold nulls")
-		}
-		return nil
+		return as.Errorf(as.ErrStructure, "views: %d nulls; a dense view has no validity bitmap", d.NullN())
 	}
 	bm := bufs[0].Bytes()
 	if int64(len(bm))*8 < abs+count {

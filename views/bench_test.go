@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -216,4 +217,50 @@ type copier interface {
 	Shape() []int64
 	Len() int64
 	Release()
+}
+
+// BenchmarkCopyRatio alternates copy() of the view's bytes and the view's
+// CopyTo in every iteration and reports their time ratio (x-copy: 1 is as
+// fast as copy()), which is robust to other load on the machine.
+func BenchmarkCopyRatio(b *testing.B) {
+	if testing.Short() {
+		b.Skip("256 and 512 MiB buffers")
+	}
+	for _, tc := range []struct {
+		name   string
+		parent []int64
+		view   func(a *View) (copier, error)
+	}{
+		{"contiguous-last-axis/256MiB", []int64{4096, 8200}, func(a *View) (copier, error) { return a.Slice(Full(), Span(0, 8192)) }},
+		{"transposed/8192x8192", []int64{8192, 8192}, func(a *View) (copier, error) { return a.T(), nil }},
+	} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) {
+				src, dst := copyBenchViews(b, tc.parent, tc.view)
+				defer src.Release()
+				defer dst.Release()
+				n := src.Len() * 8
+				from, to := make([]byte, n), make([]byte, n)
+				for i := range from {
+					from[i] = byte(i)
+				}
+				clear(to)
+				var tCopy, tView time.Duration
+				b.SetBytes(n)
+				for b.Loop() {
+					t0 := time.Now()
+					copy(to, from)
+					t1 := time.Now()
+					if err := src.CopyTo(dst, WithWorkers(workers)); err != nil {
+						b.Fatal(err)
+					}
+					tCopy += t1.Sub(t0)
+					tView += time.Since(t1)
+				}
+				b.ReportMetric(float64(tView)/float64(tCopy), "x-copy")
+				b.ReportMetric(float64(n)*float64(b.N)/tCopy.Seconds()/1e9, "copy-GB/s")
+				b.ReportMetric(float64(n)*float64(b.N)/tView.Seconds()/1e9, "view-GB/s")
+			})
+		}
+	}
 }
