@@ -329,15 +329,16 @@ func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
 
 // wrap turns the map of an axis of length n ≥ 2 into one that is periodic
 // with period n, so that logical index i reads the old index i mod n. A
-// modular map whose period is already n is unchanged. A modular map over a
-// strict sub-range of its period cannot be composed in closed form, so it
-// is first materialised into a table of n physical indices.
+// modular map whose modulus divides n is periodic already and unchanged
+// (a tile of a tile, a rotation of a tile). A modular map over a strict
+// sub-range of its period cannot be composed in closed form, so it is first
+// materialised into a table of n physical indices.
 func (m *axisMap) wrap(n int64) {
 	switch {
 	case m.plain():
 		m.plen = n
 		m.mod, m.a, m.b, m.c, m.d = n, 0, 1, 1, 0
-	case m.mod == n:
+	case m.mod > 0 && n%m.mod == 0:
 	case m.mod == 0: // table, affine: x = a + i·b
 		m.c, m.d = m.b, m.a
 		m.mod, m.a, m.b = n, 0, 1
