@@ -1,0 +1,120 @@
+// Command sptensor is the command-line face of the library: it inspects,
+// dumps, validates and converts files holding one Arrow IPC Tensor or
+// SparseTensor message, as Arrow C++'s WriteTensor and WriteSparseTensor
+// write them. Scripts and tests in other languages depend on the contracts
+// below.
+//
+//	sptensor inspect [--json] FILE
+//	sptensor dump [--json] FILE
+//	sptensor validate FILE
+//	sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type T]
+//	                 [--indptr-type T] [--axis-order 2,0,1]
+//	                 [--dimensions 2,1,0 --partitioning 1] IN OUT
+//	sptensor help
+//
+// Flags follow the command and may come before, between or after the
+// file arguments, as --name value, --name=value or -name value; "--" ends
+// the flags. A file argument "-" is standard input (or, for OUT, standard
+// output). Every file is read with all of package ipc's checks, so a
+// command that succeeds has seen a valid message; a file must hold exactly
+// one message.
+//
+// # inspect
+//
+// inspect prints a summary of the message without listing its content:
+// kind and format, value type, shape, dim names, nnz, the number of
+// elements and the density (nnz / elements), the index types, layout facts
+// (COO coordinate layout, strides and isCanonical flag as written and as
+// computed; CSR/CSC sortedness; CSF axis order, level lengths and the unit
+// of the buffer lengths; GCS dimensions, partitioning and storage; dense
+// strides and memory order), the bytes taken by indices and values, the
+// message, metadata and body sizes, the metadata version, the framing and
+// any custom metadata keys. With --json the same fields are printed as one
+// JSON object, keys in snake_case ("format", "shape", "nnz", "density",
+// "message_bytes", …); an element count beyond 2^53 is a decimal string and
+// the density of a tensor without elements is null.
+//
+// # dump
+//
+// dump --json prints the content of the message in the JSON schema of the
+// interop corpus (testdata/interop/README.md), exactly as the sidecar files
+// describe Arrow C++'s messages, so that check_corpus.py can compare it with
+// a sidecar, with --strict and --exact:
+//
+//   - kind, format, value_type, index_type and indptr_type, shape, dim_names
+//     (null when the message has none or only empty ones), nnz;
+//   - the layout keys as written: COO is_canonical and indices_strides, dense
+//     strides (computed as Arrow C++ does when the message leaves them out),
+//     CSF axis_order;
+//   - entries: one [i0, …, value] per distinct coordinate, sorted
+//     lexicographically, duplicates summed in storage order in the value
+//     type (integers wrap around), explicitly stored zeros kept; a 0-d
+//     tensor's entry is [value]; or, for a dense tensor, dense_values: every
+//     element in row-major order;
+//   - values: integers beyond ±2^53 as decimal strings; floats as the fewest
+//     significant digits that read back to the same value (float16 and
+//     float32 widened exactly), NaN, Infinity and -Infinity as strings,
+//     negative zero as -0.0.
+//
+// A GCS tensor (a CSR/CSC message carrying the "arrowsparse.gcs" custom
+// metadata) is dumped as its N-d content, with "format": "GCS", its shape and
+// dim names, and the keys "dimensions" and "partitioning" (a one-element
+// list); index_type and indptr_type are those of the storage matrix. The
+// document is laid out as the C++ peer's read-json lays it out, so for any
+// valid message other than GCS the two print the same bytes.
+//
+// When the file cannot be read or the message is invalid, dump --json prints
+// {"error": "..."} on standard output and exits with status 1. Without
+// --json, dump prints a header line and one line per entry (or element):
+// its coordinates and value.
+//
+// # validate
+//
+// validate exits with status 0, printing nothing, when the file holds one
+// valid message. Otherwise it prints one line, "invalid: " and the reason,
+// and exits with status 1.
+//
+// # convert
+//
+// convert reads IN, converts its tensor and writes one message to OUT
+// (through a temporary file renamed into place, so OUT may be IN). With no
+// flags the tensor is written back as it was read: for a message Arrow C++
+// wrote, the bytes are identical.
+//
+//   - --to chooses the format of the result: coo, csr, csc (2-d only), csf
+//     (2-d and up), gcs (any rank) or tensor (dense, row-major; at most 4 GiB).
+//     Without --to the format is kept and the other flags apply to it.
+//   - --index-type sets the index type of the result (COO coordinates, and
+//     both the indices and the indptr arrays of CSR, CSC, CSF and GCS);
+//     --indptr-type sets the indptr type on its own. The types are int8,
+//     int16, int32, int64, uint8, uint16 and uint32. Without them the
+//     source's types are kept where they can hold every index and count
+//     Arrow C++ checks, and widened to the narrowest signed type that can
+//     otherwise; a dense source gets int64, as in Arrow C++. A type too
+//     narrow for the result is an error.
+//   - --axis-order gives a CSF result's axis order (a permutation of the
+//     dimensions); by default a CSF source keeps its order and other sources
+//     get Arrow C++'s (dimensions by increasing size).
+//   - --dimensions and --partitioning give a GCS result's mapping: the axis
+//     permutation and the number of its leading axes that form the rows of
+//     the storage matrix. By default a GCS source keeps its mapping and its
+//     storage axis; others get the identity with every dimension but the last
+//     as a row dimension, stored as CSR.
+//
+// Conversions keep the value type, shape, dim names and content: sparse
+// results are canonical (sorted, duplicates summed as dump sums them), and
+// converting from a dense tensor stores its non-zero elements (negative zero
+// counts as zero). A COO source converted to COO keeps its entry order and
+// layout.
+//
+// # Exit status
+//
+// 0: success. 1: the input is unreadable or invalid, a conversion is
+// impossible (such as csr of a 3-d tensor), or writing failed; a message
+// goes to standard error (standard output for dump --json and validate).
+// 2: a usage error (unknown command or flag, missing or extra arguments,
+// a malformed flag value), with the usage text on standard error. sptensor
+// never panics on any input; should the library panic, the command reports
+// an internal error and exits with status 1 (SPTENSOR_DEBUG=1 prints the
+// stack).
+package main
