@@ -113,7 +113,7 @@ func (t *Tensor) Sub(fixed ...int64) *Tensor {
 		return t
 	}
 	t.checkFixed(fixed)
-	s := &Tensor{valueType: t.valueType, levels: make([]level, nl-k), vshift: t.vshift}
+	s := &Tensor{valueType: t.valueType, levels: make([]level, nl-k), vshift: t.vshift, unchecked: t.unchecked}
 	// The remaining dimensions, in their original order.
 	dims := slices.Clone(t.order[k:])
 	slices.Sort(dims)

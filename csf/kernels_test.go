@@ -49,7 +49,7 @@ func mttkrpCOO[T as.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out
 			o = make([]T, len(out))
 		}
 		outs[w] = o
-		wg.Go(func() {
+		run := func() {
 			rows := make([][]T, nd)
 			for i := n * int64(w) / int64(workers); i < n*int64(w+1)/int64(workers); i++ {
 				m := 0
@@ -78,7 +78,12 @@ func mttkrpCOO[T as.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out
 					row[j] += p
 				}
 			}
-		})
+		}
+		if workers == 1 {
+			run()
+		} else {
+			wg.Go(run)
+		}
 	}
 	wg.Wait()
 	for _, o := range outs[1:] {

@@ -123,7 +123,11 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 				x := int64(w.idx[0][i])
 				row := out[x*r : (x+1)*r]
 				if nl == 3 {
-					w.root3(i, row)
+					j0 := int64(0)
+					if f, ok := any(w).(*mttWorker[float64, int64, int64]); ok && hasAVX && !t.unchecked {
+						j0 = f.root3AVX(i, any(row).([]float64))
+					}
+					w.root3(i, row, j0)
 				} else {
 					w.acc(0, i, row, 0, r)
 				}
@@ -136,7 +140,17 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 		w := newWorker()
 		w.own0, w.own1 = cuts[c], cuts[c+1]
 		for i := root.off; i < root.off+root.n; i++ {
-			w.down(0, i, nil)
+			if nl == 3 {
+				j0 := int64(0)
+				if f, ok := any(w).(*mttWorker[float64, int64, int64]); ok && hasAVX && !t.unchecked {
+					j0 = f.down3AVX(i)
+				}
+				if j0 < r {
+					w.down3(i, j0)
+				}
+			} else {
+				w.down(0, i, nil)
+			}
 		}
 	})
 }
@@ -159,13 +173,12 @@ type mttWorker[T as.Float, P, X as.Index] struct {
 // fibers below the root (one cache line of float64 per factor row per
 // pass); the operations on each column are those of acc, in the same
 // order, so the results are the same bits.
-func (w *mttWorker[T, P, X]) root3(i int64, row []T) {
+func (w *mttWorker[T, P, X]) root3(i int64, row []T, j0 int64) {
 	r := w.r
 	bm, cm := w.u[1], w.u[2]
 	p1, i1, i2 := w.ptr[1], w.idx[1], w.idx[2]
 	vals, vb := w.vals, w.vbase
 	s, e := int64(w.ptr[0][i]), int64(w.ptr[0][i+1])
-	j0 := int64(0)
 	for ; j0+8 <= r; j0 += 8 {
 		var a0, a1, a2, a3, a4, a5, a6, a7 T
 		for f := s; f < e; f++ {
@@ -220,6 +233,111 @@ func (w *mttWorker[T, P, X]) root3(i int64, row []T) {
 	if j0 < r {
 		w.acc(0, i, row[j0:], j0, r)
 	}
+}
+
+// root3AVX computes the columns of root node i's row in blocks of 16 with
+// the assembly kernel and returns the first column it did not compute.
+func (w *mttWorker[T, P, X]) root3AVX(i int64, row []float64) int64 {
+	r := w.r
+	s, e := int64(w.ptr[0][i]), int64(w.ptr[0][i+1])
+	if s == e || r < 16 {
+		return 0
+	}
+	p1, i1, i2 := any(w.ptr[1]).([]int64), any(w.idx[1]).([]int64), any(w.idx[2]).([]int64)
+	vals, bm, cm := any(w.vals).([]float64), any(w.u[1]).([]float64), any(w.u[2]).([]float64)
+	// The kernel indexes without bounds checks: check the ranges once.
+	_ = p1[e]
+	_ = i1[e-1]
+	lo, hi := int64(p1[s]), int64(p1[e])
+	_ = i2[hi-1]
+	_ = vals[hi-1-w.vbase]
+	_ = vals[lo-w.vbase]
+	j0 := int64(0)
+	for ; j0+16 <= r; j0 += 16 {
+		root3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &bm[j0], &cm[j0], r, s, e, &row[j0])
+	}
+	return j0
+}
+
+// down3 is down for a 3-level tree and the columns [j0, r) of root node
+// i: the middle or the last level holds the mode. Its operations are
+// those of down, in the same order.
+func (w *mttWorker[T, P, X]) down3(i int64, j0 int64) {
+	r := w.r
+	x0 := int64(w.idx[0][i])
+	a := w.u[0][x0*r+j0 : x0*r+r]
+	p1, i1, i2 := w.ptr[1], w.idx[1], w.idx[2]
+	s, e := int64(w.ptr[0][i]), int64(w.ptr[0][i+1])
+	if w.d == 1 {
+		cm := w.u[2]
+		tmp := w.tmp[1][:r-j0]
+		for f := s; f < e; f++ {
+			x := int64(i1[f])
+			if x < w.own0 || x >= w.own1 {
+				continue
+			}
+			clear(tmp)
+			l0, l1 := int64(p1[f]), int64(p1[f+1])
+			vs := w.vals[l0-w.vbase : l1-w.vbase]
+			for j, y := range i2[l0:l1] {
+				q := int64(y) * r
+				axpy(tmp, vs[j], cm[q+j0:q+r])
+			}
+			mulAdd(w.out[x*r+j0:x*r+r], tmp, a)
+		}
+		return
+	}
+	bm := w.u[1]
+	pre := w.pre[1][:r-j0]
+	for f := s; f < e; f++ {
+		x := int64(i1[f]) * r
+		have := false
+		l0, l1 := int64(p1[f]), int64(p1[f+1])
+		vs := w.vals[l0-w.vbase : l1-w.vbase]
+		for j, y := range i2[l0:l1] {
+			y := int64(y)
+			if y < w.own0 || y >= w.own1 {
+				continue
+			}
+			if !have {
+				mul(pre, a, bm[x+j0:x+r])
+				have = true
+			}
+			axpy(w.out[y*r+j0:y*r+r], vs[j], pre)
+		}
+	}
+}
+
+// down3AVX computes the columns of down3 in blocks of 16 with the assembly
+// kernels and returns the first column it did not compute.
+func (w *mttWorker[T, P, X]) down3AVX(i int64) int64 {
+	r := w.r
+	s, e := int64(w.ptr[0][i]), int64(w.ptr[0][i+1])
+	if s == e || r < 16 {
+		return 0
+	}
+	p1, i1, i2 := any(w.ptr[1]).([]int64), any(w.idx[1]).([]int64), any(w.idx[2]).([]int64)
+	vals, out := any(w.vals).([]float64), any(w.out).([]float64)
+	x0 := any(w.idx[0]).([]int64)[i]
+	am := any(w.u[0]).([]float64)
+	// The kernels index without bounds checks: check the ranges once.
+	_ = p1[e]
+	_ = i1[e-1]
+	lo, hi := p1[s], p1[e]
+	_ = i2[hi-1]
+	_ = vals[hi-1-w.vbase]
+	_ = vals[lo-w.vbase]
+	j0 := int64(0)
+	for ; j0+16 <= r; j0 += 16 {
+		if w.d == 1 {
+			cm := any(w.u[2]).([]float64)
+			mid3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &am[x0*r+j0], &cm[j0], &out[j0], r, s, e, w.own0, w.own1)
+		} else {
+			bm := any(w.u[1]).([]float64)
+			leaf3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &am[x0*r+j0], &bm[j0], &out[j0], r, s, e, w.own0, w.own1)
+		}
+	}
+	return j0
 }
 
 // acc adds to acc the subtree sums of node's children, for the columns

@@ -26,6 +26,10 @@ type Tensor struct {
 	// leaves (TTV of a sub-tensor) or the tensor is a sub-tensor.
 	vshift int64
 	nnz    int64
+	// unchecked is set for tensors built by New under Trusted (and the
+	// tensors derived from them): their contents were never checked, so
+	// the kernels take no path that relies on them being in range.
+	unchecked bool
 }
 
 // level is one level of the tree: nodes [off, off+n) of its buffers. A
@@ -124,6 +128,7 @@ func New(valueType arrow.DataType, shape []int64, axisOrder []int, levels []Leve
 	if err := t.check(!cfg.trusted); err != nil {
 		return nil, err
 	}
+	t.unchecked = cfg.trusted
 	t.retainBuffers()
 	t.refCount.Store(1)
 	return t, nil
@@ -401,6 +406,7 @@ func (t *Tensor) derived() *Tensor {
 		order:     t.order,
 		levels:    make([]level, len(t.levels)),
 		nnz:       t.nnz,
+		unchecked: t.unchecked,
 	}
 	d.refCount.Store(1)
 	return d

@@ -52,4 +52,15 @@ func TestTmpCPU(t *testing.T) {
 	t.Logf("csf mttkrp cpu: min %v med %v", a[0], a[3])
 	t.Logf("coo fused cpu: min %v med %v", b[0], b[3])
 	t.Logf("fromcoo cpu: min %v med %v", d[0], d[3])
+	for mode := range 3 {
+		out := make([]float64, 10000*16)
+		var m, q []time.Duration
+		for range 3 {
+			m = append(m, cpuTime(func() { csf.MTTKRP(c, mode, f, 16, out, csf.KernelOptions{Workers: 1}) }))
+			q = append(q, cpuTime(func() { mttkrpCOO(x, mode, f, 16, out, 1) }))
+		}
+		slices.Sort(m)
+		slices.Sort(q)
+		t.Logf("mode %d: csf %v coo %v", mode, m[1], q[1])
+	}
 }

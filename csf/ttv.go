@@ -69,7 +69,7 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 
 	if d == nl-1 {
 		fib := &t.levels[nl-2]
-		y := &Tensor{valueType: t.valueType, shape: shape, names: names, order: order, levels: make([]level, nl-1)}
+		y := &Tensor{valueType: t.valueType, shape: shape, names: names, order: order, levels: make([]level, nl-1), unchecked: t.unchecked}
 		copy(y.levels, t.levels[:nl-1])
 		y.levels[nl-2].ptr, y.levels[nl-2].ptrType = nil, nil
 		y.nnz = fib.n

@@ -1,0 +1,78 @@
+package csf
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arrowsparse/arrowsparse/coo"
+)
+
+// TestAssemblyMatchesGo checks that the assembly MTTKRP kernels give the
+// same bits as the Go code, for every mode, ranks that leave columns for
+// the Go code, and a sub-tensor (whose leaves do not start at 0).
+func TestAssemblyMatchesGo(t *testing.T) {
+	if !hasAVX {
+		t.Skip("no assembly kernels on this machine")
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r := rand.New(rand.NewPCG(51, 52))
+	shape := []int64{7, 40, 300, 50}
+	n := 20_000
+	cs := make([]int64, 0, n*4)
+	vs := make([]float64, n)
+	for i := range n {
+		for _, d := range shape {
+			cs = append(cs, r.Int64N(d))
+		}
+		vs[i] = r.Float64() - 0.5
+		if i%3 == 0 {
+			cs[len(cs)-1] = 0 // some fibers with many values
+		}
+	}
+	x, err := coo.FromSlices(mem, shape, cs, coo.RowMajor, vs)
+	require.NoError(t, err)
+	defer x.Release()
+	c4, err := FromCOO(mem, x, Options{AxisOrder: []int{0, 2, 1, 3}, IndexType: arrow.PrimitiveTypes.Int64})
+	require.NoError(t, err)
+	defer c4.Release()
+	sub := c4.Sub(3) // a 3-level tree over dimensions 1, 2, 3
+	defer sub.Release()
+	x3, err := sub.ToCOO(mem)
+	require.NoError(t, err)
+	defer x3.Release()
+	full, err := FromCOO(mem, x3, Options{AxisOrder: []int{2, 1, 0}})
+	require.NoError(t, err)
+	defer full.Release()
+	for _, tt := range []*Tensor{sub, full} {
+		sh := tt.Shape()
+		for _, rank := range []int{16, 20, 37} {
+			f := make([][]float64, 3)
+			for k := range f {
+				f[k] = make([]float64, sh[k]*int64(rank))
+				for j := range f[k] {
+					f[k][j] = r.Float64() - 0.5
+				}
+			}
+			for mode := range 3 {
+				for _, workers := range []int{1, 2} {
+					got := make([]float64, sh[mode]*int64(rank))
+					want := make([]float64, len(got))
+					require.NoError(t, MTTKRP(tt, mode, f, rank, got, KernelOptions{Workers: workers}))
+					hasAVX = false
+					err := MTTKRP(tt, mode, f, rank, want, KernelOptions{Workers: workers})
+					hasAVX = true
+					require.NoError(t, err)
+					for j := range want {
+						require.Equal(t, math.Float64bits(want[j]), math.Float64bits(got[j]), "rank %d mode %d column %d", rank, mode, j)
+					}
+				}
+			}
+		}
+	}
+}
