@@ -325,3 +325,57 @@ func TestTTV(t *testing.T) {
 	_, err = csf.TTV(mem, c, 0, []float32{1, 2, 3}, csf.KernelOptions{})
 	require.ErrorIs(t, err, arrow.ErrType)
 }
+
+// TestTTVSub runs TTV and TTVDense on sub-tensors, whose levels and values
+// do not start at the first node of their buffers.
+func TestTTVSub(t *testing.T) {
+	mem := checked(t)
+	r := rand.New(rand.NewPCG(33, 34))
+	shape := []int64{4, 5, 6, 3}
+	x, _ := randomCOO(t, mem, r, shape, 200, coo.ColMajor, i32, f64)
+	defer x.Release()
+	c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{1, 3, 0, 2}})
+	require.NoError(t, err)
+	defer c.Release()
+	for fix := range int64(5) {
+		s := c.Sub(fix) // dims 0, 2, 3 of c; levels 3, 0, 2 → order [2 0 1]
+		d, err := s.ToView(mem)
+		require.NoError(t, err)
+		sh := s.Shape()
+		for mode := range 3 {
+			v := make([]float64, sh[mode])
+			for j := range v {
+				v[j] = float64(r.IntN(7) - 3)
+			}
+			rest := slices.Delete(slices.Clone(sh), mode, mode+1)
+			want := map[int64]float64{}
+			for idx, val := range views.All[float64](d) {
+				q := linear(rest, slices.Delete(slices.Clone(idx), mode, mode+1))
+				want[q] += val * v[idx[mode]]
+			}
+			for q, val := range want {
+				if val == 0 {
+					delete(want, q)
+				}
+			}
+			y, err := csf.TTV(mem, s, mode, v, csf.KernelOptions{Workers: 2})
+			require.NoError(t, err)
+			require.NoError(t, y.Validate())
+			yd, err := y.ToDense(mem)
+			require.NoError(t, err)
+			assert.Equal(t, want, denseOf(t, yd), "fix %d mode %d", fix, mode)
+			yd.Release()
+			yc, err := y.Compact(mem)
+			require.NoError(t, err)
+			require.NoError(t, yc.Validate())
+			yc.Release()
+			y.Release()
+			dv, err := csf.TTVDense(mem, s, mode, v)
+			require.NoError(t, err)
+			assert.Equal(t, want, denseOf(t, dv))
+			dv.Release()
+		}
+		d.Release()
+		s.Release()
+	}
+}

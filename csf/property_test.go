@@ -394,6 +394,12 @@ func TestPropertyFromCOO(t *testing.T) {
 				sub[linear(s.Shape(), rest)] = v
 			}
 			checkAgainst(t, mem, s, sub)
+			if s.NumDims() >= 2 {
+				ws, err := s.WithAxisOrder(mem, r.Perm(s.NumDims())...)
+				require.NoError(t, err)
+				checkAgainst(t, mem, ws, sub)
+				ws.Release()
+			}
 			k, err := s.Compact(mem)
 			require.NoError(t, err)
 			checkAgainst(t, mem, k, sub)

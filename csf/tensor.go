@@ -285,6 +285,9 @@ func Indices[I as.Index](t *Tensor, l int) ([]I, error) {
 	if !as.TypeMatches[I](lv.idxType) {
 		return nil, as.Errorf(as.ErrUnsupportedType, "csf: level %d indices are %s, not %s", l, lv.idxType, as.DataTypeOf[I]())
 	}
+	if lv.n == 0 {
+		return []I{}, nil
+	}
 	s, err := as.AsSlice[I](lv.idx, lv.off+lv.n)
 	if err != nil {
 		return nil, err
@@ -315,6 +318,9 @@ func Indptr[I as.Index](t *Tensor, l int) ([]I, error) {
 func Values[T as.Value](t *Tensor) ([]T, error) {
 	if !as.TypeMatches[T](t.valueType) {
 		return nil, as.Errorf(as.ErrUnsupportedType, "csf: values are %s, not %s", t.valueType, as.DataTypeOf[T]())
+	}
+	if t.nnz == 0 {
+		return []T{}, nil
 	}
 	lo := t.levels[len(t.levels)-1].off - t.vshift
 	s, err := as.AsSlice[T](t.values, lo+t.nnz)

@@ -92,13 +92,10 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 				out[i-fib.off] = acc
 			}
 		})
-		for l := range y.levels {
-			lv := &y.levels[l]
-			lv.idx.Retain()
-			if lv.ptr != nil {
-				lv.ptr.Retain()
-			}
-		}
+		vb := y.values
+		y.values = nil
+		y.retainBuffers() // the shared levels
+		y.values = vb
 		y.refCount.Store(1)
 		return y, nil
 	}
