@@ -97,6 +97,17 @@ func indexTypes(src as.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt a
 	return it, pt
 }
 
+// checkIndptrSize refuses an indptr array of lanes+1 entries of type pt
+// larger than the limit on materialised results: a hypersparse shape can
+// ask for far more memory than the input holds.
+func checkIndptrSize(lanes int64, pt arrow.DataType) error {
+	w := int64(as.ByteWidth(pt))
+	if lanes >= maxDenseBytes/w {
+		return fmt.Errorf("the result's indptr array would take %d entries of %d bytes, more than the limit of %d bytes", lanes+1, w, int64(maxDenseBytes))
+	}
+	return nil
+}
+
 // convertCompressed converts t to CSR, CSC, CSF or GCS, through COO.
 func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertOpts) (as.Tensor, error) {
 	c, err := toCOO(mem, t, nil)
@@ -118,6 +129,9 @@ func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertO
 			axis, lanes, minor = gcs.Cols, shape[1], shape[0]
 		}
 		it, pt := indexTypes(t, o, max(x.NNZ(), minor-1), max(x.NNZ(), lanes+1))
+		if err := checkIndptrSize(lanes, pt); err != nil {
+			return nil, err
+		}
 		return gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it, IndptrType: pt})
 	case "gcs":
 		return toGCS(mem, t, x, o)
@@ -197,6 +211,9 @@ func toGCS(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (
 		needIdx, needPtr = max(needIdx, rows-1), max(needPtr, cols+1)
 	}
 	it, pt := indexTypes(src, o, needIdx, needPtr)
+	if err := checkIndptrSize(max(rows, cols), pt); err != nil {
+		return nil, err
+	}
 	opts := gcs.ConvertOptions{IndicesType: it, IndptrType: pt}
 	g, err := gcs.TensorFromCOO(mem, x, dims, p, opts)
 	if err != nil || axis == gcs.Rows {

@@ -19,7 +19,8 @@ import (
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
-// maxDenseBytes bounds the dense tensors convert materialises.
+// maxDenseBytes bounds what convert materialises from a shape: a dense
+// result, or the indptr array of a CSR, CSC or GCS result.
 const maxDenseBytes = 4 << 30
 
 // convertOpts are the parsed flags of convert.
