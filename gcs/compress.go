@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/gcsutil"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -81,7 +82,7 @@ type job struct {
 	n            int
 	major, minor int64 // output lanes and lane length
 	// keyBits and keys give each entry the key major·minor + index when
-	// that fits keysort; keys is nil otherwise.
+	// that fits in 64 bits; keys is nil otherwise.
 	keyBits uint
 	keys    func(lo, hi int, dst []uint64)
 	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
@@ -95,9 +96,9 @@ type job struct {
 	workers  int
 }
 
-// fitsKeys reports whether keys major·minor + index and n entry numbers fit
-// in one keysort word, and returns the key width.
-func fitsKeys(major, minor int64, n int) (uint, bool) {
+// fitsKeys reports whether keys major·minor + index fit in 64 bits, and
+// returns their width.
+func fitsKeys(major, minor int64) (uint, bool) {
 	size, ok := as.SizeUint64([]int64{major, minor})
 	if !ok {
 		return 0, false
@@ -106,7 +107,7 @@ func fitsKeys(major, minor int64, n int) (uint, bool) {
 	if size > 1 {
 		kb = uint(bits.Len64(size - 1))
 	}
-	return kb, keysort.Fits(kb, n)
+	return kb, true
 }
 
 // run performs the conversion. It returns the three buffers (from mem), the
@@ -133,26 +134,30 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 	return indptr, indices, values, nnz, dup
 }
 
-// sortKeys runs keysort. Reduce writes each group's indices and values and
-// counts the entries of each lane into ptr[lane+1].
+// sortKeys runs the radix sort of internal/gcsutil, which moves the values
+// with the keys. Reduce writes each bucket's indices and values and counts
+// the entries of each lane into ptr[lane+1]; the output buffers serve as
+// the sort's staging arrays.
 func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 	iw, vw := as.ByteWidth(j.it), as.ByteWidth(j.vt)
 	div := keysort.NewDivider(uint64(j.minor))
 	var mu sync.Mutex
 	var dup atomic.Bool
 	vop := vals.For(j.vt)
-	srt := keysort.Sort{
+	srt := gcsutil.Sort{
 		N:       j.n,
 		KeyBits: j.keyBits,
 		Workers: j.workers,
 		Keys:    j.keys,
-		Reduce: func(pos int, words []uint64, ib uint) int {
-			u := c.emit(ptr, idx, &mu, pos, words, ib, div, j.keepDups)
+		In:      j.in,
+		VW:      vw,
+		Reduce: func(pos int, base uint64, tab []uint64, words []uint64, ib uint, in []byte) int {
+			u := c.emit(ptr, idx, &mu, pos, words, ib, base, tab, div, j.keepDups)
 			if j.keepDups {
-				gatherWords(j.in, out, vw, pos, words, ib)
+				gatherWords(in, out, vw, pos, words, ib)
 				return u
 			}
-			if _, d := vop.ReduceWords(j.in, out, pos, words, ib, j.policy); d {
+			if _, d := vop.ReduceWords(in, out, pos, words, ib, j.policy); d {
 				dup.Store(true)
 			}
 			return u
@@ -161,19 +166,17 @@ func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 			copy(idx[dst*iw:], idx[src*iw:(src+m)*iw])
 			copy(out[dst*vw:], out[src*vw:(src+m)*vw])
 		},
+		StageVals: out,
 	}
-	if iw == 8 {
-		srt.Scratch1 = as.MustSliceBytes[uint64](idx[:8*j.n])
-	}
-	if vw == 8 {
-		srt.Scratch2 = as.MustSliceBytes[uint64](out[:8*j.n])
+	if iw == 4 || iw == 8 {
+		srt.StageKeys, srt.StageKeyWidth = idx, iw
 	}
 	u := srt.Run()
 	return int64(u), dup.Load()
 }
 
-// sortPairs is the fallback for keys wider than a keysort word: it sorts a
-// table of (major, minor, entry) triples by comparison.
+// sortPairs is the fallback for keys wider than 64 bits: it sorts a table
+// of (major, minor, entry) triples by comparison.
 func (j *job) sortPairs(c compressor, ptr, idx, out []byte) (int64, bool) {
 	n := j.n
 	maj, mnr := make([]int64, n), make([]int64, n)
@@ -238,10 +241,11 @@ type compressor interface {
 	// emit writes the minor index (key mod minor) of each distinct key
 	// among words (all keys when keepDups) to idx from entry pos, counts
 	// the entries of each lane (key div minor) into ptr[lane+1], and
-	// returns the number of entries written. Lanes seen first or last in
-	// the call may be shared with concurrent calls and are updated under
-	// mu; the others belong to this call alone.
-	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, div keysort.Divider, keepDups bool) int
+	// returns the number of entries written. The key of word w is
+	// tab[w>>ib] if tab is not nil, base + w>>ib otherwise. Lanes seen
+	// first or last in the call may be shared with concurrent calls and
+	// are updated under mu; the others belong to this call alone.
+	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int
 	// put writes entries with the given lanes (ascending) and indices, and
 	// counts them into ptr.
 	put(ptr, idx []byte, lanes, index []int64)
@@ -251,7 +255,7 @@ type compressor interface {
 
 type comp[P, I as.Index] struct{}
 
-func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, div keysort.Divider, keepDups bool) int {
+func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int {
 	ptr, idx := as.MustSliceBytes[P](ptrb), as.MustSliceBytes[I](idxb)
 	out := idx[pos:]
 	u := 0
@@ -269,7 +273,10 @@ func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint6
 		}
 	}
 	for _, w := range words {
-		key := w >> ib
+		key := base + w>>ib
+		if tab != nil {
+			key = tab[w>>ib]
+		}
 		if key == last && !keepDups {
 			continue
 		}

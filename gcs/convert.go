@@ -119,7 +119,7 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 		policy:  o.Duplicates,
 		workers: o.Workers,
 	}
-	if keysFit && keysort.Fits(kb, int(n)) {
+	if keysFit {
 		j.keyBits, j.keys = kb, f.keys(mul)
 	} else {
 		a, b := mp.rowColStrides()
@@ -173,7 +173,7 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 		for lo := int64(0); lo < n; lo += chunk {
 			hi := min(lo+chunk, n)
 			keys(int(lo), int(hi), buf)
-			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(lo), buf[:hi-lo], 0, div, true)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(lo), buf[:hi-lo], 0, 0, nil, div, true)
 		}
 	}
 	c.prefix(indptr.Bytes())
@@ -475,7 +475,7 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 		keepDups: true,
 		workers:  o.Workers,
 	}
-	if kb, ok := fitsKeys(minor, major, int(m.nnz)); ok {
+	if kb, ok := fitsKeys(minor, major); ok {
 		j.keyBits, j.keys = kb, ix.transposeKeys(m)
 	} else {
 		j.pairs = ix.transposePairs(m)

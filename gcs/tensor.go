@@ -351,7 +351,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 			for q := range b - a {
 				words[q] = uint64(lanes[q])*uint64(minor) + uint64(idx[q])
 			}
-			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), words[:b-a], 0, div, true)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), words[:b-a], 0, 0, nil, div, true)
 		}
 	} else if m.nnz > 0 {
 		// Keys beyond 64 bits: 128-bit arithmetic.
@@ -407,7 +407,7 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 		lr, li = li, lr
 	}
 	ix := m.ix()
-	if mul, kb, ok := mp.keyStrides(); ok && keysort.Fits(kb, int(m.nnz)) {
+	if mul, kb, ok := mp.keyStrides(); ok {
 		imul := make([]int64, len(mul))
 		for k, v := range mul {
 			imul[k] = int64(v)
