@@ -528,3 +528,53 @@ func TestHypersparseFallback(t *testing.T) {
 		x.Release()
 	}
 }
+
+// TestFromDenseStrided converts transposed and flipped dense views: any
+// strides work, negative zero is zero and NaN is stored.
+func TestFromDenseStrided(t *testing.T) {
+	mem := checked(t)
+	r := rand.New(rand.NewPCG(61, 62))
+	shape := []int64{4, 3, 5}
+	d, err := views.Alloc(mem, f64, shape)
+	require.NoError(t, err)
+	defer d.Release()
+	for q := range int64(60) {
+		if r.IntN(3) == 0 {
+			require.NoError(t, views.Set(d, float64(q+1), unlinear(shape, q)...))
+		}
+	}
+	require.NoError(t, views.Set(d, math.Copysign(0, -1), 0, 0, 0))
+	require.NoError(t, views.Set(d, math.NaN(), 3, 2, 4))
+	tr, err := d.Transpose(2, 0, 1)
+	require.NoError(t, err)
+	defer tr.Release()
+	fl, err := tr.Flip(1)
+	require.NoError(t, err)
+	defer fl.Release()
+	for _, v := range []*views.View{d, tr, fl} {
+		for _, order := range [][]int{nil, {2, 1, 0}, {1, 0, 2}} {
+			c, err := csf.FromDense(mem, v, csf.Options{AxisOrder: order, IndexType: i16})
+			require.NoError(t, err)
+			require.NoError(t, c.Validate())
+			n := 0
+			for idx, x := range csf.All[float64](c) {
+				want := views.At[float64](v, idx...)
+				if math.IsNaN(want) {
+					assert.True(t, math.IsNaN(x))
+				} else {
+					assert.Equal(t, want, x)
+					assert.NotZero(t, x)
+				}
+				n++
+			}
+			nz := 0
+			for _, x := range views.All[float64](v) {
+				if x != 0 {
+					nz++
+				}
+			}
+			assert.Equal(t, nz, n)
+			c.Release()
+		}
+	}
+}
