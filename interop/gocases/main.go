@@ -29,6 +29,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,7 +59,10 @@ func main() {
 			err = write(seed, os.Args[3])
 		}
 	case len(os.Args) == 4 && os.Args[1] == "rebuild":
-		err = rebuild(os.Args[2], os.Args[3])
+		var failed int
+		if _, failed, err = rebuild(os.Stdout, os.Args[2], os.Args[3]); err == nil && failed > 0 {
+			os.Exit(1)
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "usage: gocases write SEED DIR | gocases rebuild CPPDIR OUTDIR")
 		os.Exit(2)
@@ -71,6 +75,7 @@ func main() {
 
 // writer writes the cases of one run.
 type writer struct {
+	sample  int // write every sample-th case only (tests)
 	dir     string
 	mem     memory.Allocator
 	n       int
@@ -79,7 +84,11 @@ type writer struct {
 }
 
 func write(seed uint64, dir string) error {
-	w := &writer{dir: dir, mem: memory.NewGoAllocator(), counts: map[string]int{}, skipped: map[string]int{}}
+	return writeSample(seed, dir, 1)
+}
+
+func writeSample(seed uint64, dir string, sample int) error {
+	w := &writer{sample: sample, dir: dir, mem: memory.NewGoAllocator(), counts: map[string]int{}, skipped: map[string]int{}}
 	for _, sub := range []string{"peer", "go"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return err
@@ -166,6 +175,9 @@ func permutations(n int) [][]int {
 // emit writes a tensor's message and its two descriptions.
 func (w *writer) emit(name, format string, t as.Tensor, peer, self *describe.Content) error {
 	w.n++
+	if (w.n-1)%w.sample != 0 {
+		return nil
+	}
 	var buf bytes.Buffer
 	if _, err := ipc.WriteTensor(&buf, t); err != nil {
 		if strings.Contains(err.Error(), "cannot write") {
@@ -212,16 +224,20 @@ func (w *writer) dense(name string, d *denseSpec) error {
 
 // rebuild writes every corpus message whose sidecar fixes the bytes again
 // from the sidecar and compares.
-func rebuild(cppDir, outDir string) error {
+// It prints a line per failure and the counts, and returns them.
+func rebuild(out io.Writer, cppDir, outDir string) (checked, failed int, err error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return err
+		return 0, 0, err
 	}
 	files, err := filepath.Glob(filepath.Join(cppDir, "*.arrow"))
 	if err != nil {
-		return err
+		return 0, 0, err
+	}
+	if len(files) == 0 {
+		return 0, 0, fmt.Errorf("no messages in %s", cppDir)
 	}
 	mem := memory.NewGoAllocator()
-	var total, built, same, skipped, failed int
+	var total, built, same, skipped int
 	for _, f := range files {
 		side := strings.TrimSuffix(f, ".arrow") + ".json"
 		data, err := os.ReadFile(side)
@@ -232,13 +248,13 @@ func rebuild(cppDir, outDir string) error {
 		name := filepath.Base(f)
 		c, err := describe.ParseJSON(data)
 		if err != nil {
-			fmt.Printf("FAIL %s: sidecar: %v\n", name, err)
+			fmt.Fprintf(out, "FAIL %s: sidecar: %v\n", name, err)
 			failed++
 			continue
 		}
 		fixed, err := storageFixed(f, c)
 		if err != nil {
-			fmt.Printf("FAIL %s: reading: %v\n", name, err)
+			fmt.Fprintf(out, "FAIL %s: reading: %v\n", name, err)
 			failed++
 			continue
 		}
@@ -248,7 +264,7 @@ func rebuild(cppDir, outDir string) error {
 		}
 		t, err := tensorOf(mem, c)
 		if err != nil {
-			fmt.Printf("FAIL %s: building from the sidecar: %v\n", name, err)
+			fmt.Fprintf(out, "FAIL %s: building from the sidecar: %v\n", name, err)
 			failed++
 			continue
 		}
@@ -256,17 +272,17 @@ func rebuild(cppDir, outDir string) error {
 		_, err = ipc.WriteTensor(&buf, t)
 		t.Release()
 		if err != nil {
-			fmt.Printf("FAIL %s: writing: %v\n", name, err)
+			fmt.Fprintf(out, "FAIL %s: writing: %v\n", name, err)
 			failed++
 			continue
 		}
 		built++
 		if err := os.WriteFile(filepath.Join(outDir, name), buf.Bytes(), 0o644); err != nil {
-			return err
+			return 0, 0, err
 		}
 		want, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		if bytes.Equal(want, buf.Bytes()) {
 			same++
@@ -276,16 +292,13 @@ func rebuild(cppDir, outDir string) error {
 		for at < min(len(want), buf.Len()) && want[at] == buf.Bytes()[at] {
 			at++
 		}
-		fmt.Printf("FAIL %s: %d bytes written, Arrow C++ wrote %d; first difference at byte %d\n", name, buf.Len(), len(want), at)
+		fmt.Fprintf(out, "FAIL %s: %d bytes written, Arrow C++ wrote %d; first difference at byte %d\n", name, buf.Len(), len(want), at)
 		failed++
 	}
-	fmt.Printf("rebuild: %d messages, %d built from their sidecars, %d identical to Arrow C++'s, %d skipped (storage order not fixed by the sidecar)\n",
+	fmt.Fprintf(out, "rebuild: %d messages, %d built from their sidecars, %d identical to Arrow C++'s, %d skipped (storage order not fixed by the sidecar)\n",
 		total, built, same, skipped)
-	fmt.Printf("%d checked, %d failed\n", total-skipped, failed)
-	if failed > 0 || total == 0 {
-		os.Exit(1)
-	}
-	return nil
+	fmt.Fprintf(out, "%d checked, %d failed\n", total-skipped, failed)
+	return total - skipped, failed, nil
 }
 
 // storageFixed reports whether the sidecar fixes the message's storage
