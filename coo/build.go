@@ -174,7 +174,7 @@ func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 	w := int64(as.ByteWidth(t.indexType))
 	cb := newBuffer(mem, t.nnz*int64(nd)*w)
 	if t.nnz > 0 && nd > 0 {
-		src, dst := t.coords.Bytes(), cb.Bytes()
+		src, dst := t.matrix().Data, cb.Bytes()
 		// Per entry and axis, copy w bytes; the layout strides are shared.
 		si, sk := int64(nd), int64(1)
 		if t.layout == ColMajor {

@@ -97,7 +97,7 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 	if n == 0 {
 		return cbuf, values, 0, false
 	}
-	in := t.values.Bytes()[:n*vw]
+	in := valueBytes(t)
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 
 	if lin, ok := coords.Linearize(t.shape, nil, n); ok {
@@ -142,4 +142,13 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 	iop.GatherRuns(t.matrix(), cbuf.Bytes(), perm, starts)
 	dup := vop.ReducePerm(in, values.Bytes(), 0, perm, starts, p)
 	return cbuf, values, int64(len(starts) - 1), dup
+}
+
+// valueBytes returns exactly the nnz values' bytes (a buffer may be longer,
+// by any number of bytes).
+func valueBytes(t *Tensor) []byte {
+	if t.values == nil {
+		return nil
+	}
+	return t.values.Bytes()[:t.nnz*int64(as.ByteWidth(t.valueType))]
 }

@@ -714,3 +714,37 @@ func TestFromDenseStrided(t *testing.T) {
 	_, err = coo.FromDense(mem, v, arrow.PrimitiveTypes.Uint64)
 	require.ErrorIs(t, err, arrow.ErrType)
 }
+
+// Buffers may be longer than needed by any number of bytes (IPC pads them,
+// crafted messages need not).
+func TestLongerBuffers(t *testing.T) {
+	mem := checked(t)
+	cb := memory.NewResizableBuffer(mem)
+	cb.Resize(4*8 + 3)
+	defer cb.Release()
+	copy(as.MustSliceBytes[int64](cb.Bytes()[:32]), []int64{1, 2, 0, 1})
+	vb := memory.NewResizableBuffer(mem)
+	vb.Resize(2*4 + 3)
+	defer vb.Release()
+	copy(as.MustSliceBytes[float32](vb.Bytes()[:8]), []float32{5, 7})
+	x, err := coo.New(arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Int64, []int64{2, 3}, cb, coo.RowMajor, vb, 2)
+	require.NoError(t, err)
+	defer x.Release()
+	assert.False(t, x.IsCanonical())
+	c, err := x.Canonicalize(mem)
+	require.NoError(t, err)
+	defer c.Release()
+	assert.Equal(t, float32(7), coo.At[float32](c, 0, 1))
+	d, err := x.ToDense(mem)
+	require.NoError(t, err)
+	defer d.Release()
+	assert.Equal(t, []float32{0, 7, 0, 0, 0, 5}, views.Data[float32](d.(*views.View)))
+	p, err := x.Permute(mem, 1, 0)
+	require.NoError(t, err)
+	defer p.Release()
+	assert.Equal(t, float32(5), coo.At[float32](p, 2, 1))
+	r, err := x.WithLayout(mem, coo.ColMajor)
+	require.NoError(t, err)
+	defer r.Release()
+	assert.Equal(t, float32(5), coo.At[float32](r, 1, 2))
+}

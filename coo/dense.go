@@ -45,7 +45,7 @@ func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 	}
 	strides, _ := as.RowMajorStrides(t.shape)
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
-	dense, in := v.Buffer().Bytes(), t.values.Bytes()
+	dense, in := v.Buffer().Bytes(), valueBytes(t)
 	nd := len(t.shape)
 	cbuf := make([]int64, chunk*max(nd, 1))
 	pos := make([]int64, chunk)
@@ -89,7 +89,9 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 	}
 	vt := d.DataType()
 	vop := vals.For(vt)
+	w := int64(as.ByteWidth(vt))
 	data := d.Buffer().Bytes()
+	data = data[:int64(len(data))/w*w] // whole elements only
 	strides := d.ElemStrides()
 	nd := len(shape)
 	size, err := as.NumElements(shape)
@@ -128,7 +130,7 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 	var nnz int64
 	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
 
-	iw, vw := int64(as.ByteWidth(indexType)), int64(as.ByteWidth(vt))
+	iw, vw := int64(as.ByteWidth(indexType)), w
 	cbuf := newBuffer(mem, nnz*int64(nd)*iw)
 	values := newBuffer(mem, nnz*vw)
 	iop := coords.For(indexType)

@@ -338,7 +338,8 @@ func (t *Tensor) detectCanonical() bool {
 func (t *Tensor) matrix() coords.Matrix {
 	var data []byte
 	if t.coords != nil {
-		data = t.coords.Bytes()
+		// Exactly the matrix: a buffer may be longer, by any number of bytes.
+		data = t.coords.Bytes()[:t.nnz*int64(len(t.shape))*int64(as.ByteWidth(t.indexType))]
 	}
 	return coords.Matrix{Type: t.indexType, Data: data, N: t.nnz, Shape: t.shape, ColMajor: t.layout == ColMajor}
 }
