@@ -1,7 +1,7 @@
 package csf
 
 import (
-	"math/bits"
+	"slices"
 	"runtime"
 	"strconv"
 	"sync"
@@ -14,10 +14,12 @@ import (
 )
 
 // builder turns sorted, distinct entries into the levels of a tree. The
-// entries are either linear keys in axis order (the key of a coordinate
-// tuple c is Σ c[l]·S[l], where S[l] is the product of the sizes of the
-// levels below l) or, when keys would not fit in 64 bits, rows of
-// level-order coordinates.
+// entries come as linear keys in axis order: the key of a coordinate tuple
+// c is Σ c[l]·S[l], where S[l] is the product of the sizes of the levels
+// below l. When that does not fit in 64 bits, the levels are cut into
+// parts whose keys do (each entry then has one key per part, compared top
+// part first), and failing that the entries come as rows of level-order
+// coordinates.
 //
 // The node of level l that holds a key covers the key range [base,
 // base+S[l]). A key starts a new node on level l, and on every level below
@@ -32,34 +34,28 @@ import (
 // give. An indptr entry is the position of the node's first child, which
 // the same entry creates.
 type builder struct {
-	nl   int
-	span []uint64          // span[l] = S[l], the key range of a level-l node
-	divs []keysort.Divider // divs[l] divides by S[l]
-	keys []uint64          // sorted distinct keys, or nil
-	rows []int64           // or sorted distinct coordinate rows, nl per entry
-	u    int64             // number of entries
+	nl    int
+	sizes []int64
+	parts []part  // the entries' keys, or nil
+	rows  []int64 // or their coordinate rows, nl per entry
+	u     int64   // number of entries
 
-	chunks []int64   // chunk c is entries [chunks[c], chunks[c+1])
-	before [][]int64 // before[c][l]: nodes of level l made by chunks < c
-	prev   []uint64  // prev[c]: the key before chunk c (read before pass 2)
-	counts []int64   // nodes per level
+	chunks []int64    // chunk c is entries [chunks[c], chunks[c+1])
+	before [][]int64  // before[c][l]: nodes of level l made by chunks < c
+	prev   [][]uint64 // prev[c]: the keys of the entry before chunk c (read before pass 2)
+	counts []int64    // nodes per level
+}
+
+// part is a run of levels [lo, hi) whose keys fit in 64 bits.
+type part struct {
+	lo, hi int
+	keys   []uint64          // per entry, sorted with the keys of the parts above
+	span   []uint64          // span[l-lo]: the key range of a level-l node
+	divs   []keysort.Divider // divs[l-lo] divides by span[l-lo]
 }
 
 func newBuilder(sizes []int64, u int64, workers int) *builder {
-	nl := len(sizes)
-	b := &builder{nl: nl, span: make([]uint64, nl), divs: make([]keysort.Divider, nl), u: u}
-	// The spans fit in 64 bits when the entries come as keys; for rows the
-	// upper ones may not, and are not used.
-	sp := uint64(1)
-	for l := nl - 1; l >= 0; l-- {
-		b.span[l] = sp
-		b.divs[l] = keysort.NewDivider(sp)
-		hi, lo := bits.Mul64(sp, uint64(max(sizes[l], 1)))
-		if hi != 0 {
-			break
-		}
-		sp = lo
-	}
+	b := &builder{nl: len(sizes), sizes: sizes, u: u}
 	if u < 1<<14 {
 		workers = 1
 	}
@@ -70,16 +66,38 @@ func newBuilder(sizes []int64, u int64, workers int) *builder {
 	return b
 }
 
-// pathState is the path to the last entry a pass has read: for each
-// upper level, the key range [base, lim) of its node and its coordinate.
+// setKeys gives the entries as keys: part q covers levels [bounds[q],
+// bounds[q+1]) and keys[q] holds its keys. The product of the sizes of a
+// part's levels must fit in 64 bits.
+func (b *builder) setKeys(bounds []int, keys [][]uint64) {
+	b.parts = make([]part, len(keys))
+	for q := range b.parts {
+		pt := &b.parts[q]
+		pt.lo, pt.hi, pt.keys = bounds[q], bounds[q+1], keys[q]
+		pt.span = make([]uint64, pt.hi-pt.lo)
+		pt.divs = make([]keysort.Divider, pt.hi-pt.lo)
+		sp := uint64(1)
+		for l := pt.hi - 1; l >= pt.lo; l-- {
+			pt.span[l-pt.lo] = sp
+			pt.divs[l-pt.lo] = keysort.NewDivider(sp)
+			sp *= uint64(max(b.sizes[l], 1))
+		}
+	}
+}
+
+// pathState is the path to the last entry a pass has read: for each level
+// of a part but its last, the key range [base, lim) of its node; the
+// coordinates; and the keys of each part.
 type pathState struct {
 	base, lim []uint64
 	coord     []int64
+	keys      []uint64
 	first     bool // no entry read yet
 }
 
 func (b *builder) newState() *pathState {
-	return &pathState{base: make([]uint64, b.nl), lim: make([]uint64, b.nl), coord: make([]int64, b.nl), first: true}
+	return &pathState{base: make([]uint64, b.nl), lim: make([]uint64, b.nl), coord: make([]int64, b.nl),
+		keys: make([]uint64, len(b.parts)), first: true}
 }
 
 // next reads entry j and returns the first level on which it starts a new
@@ -87,7 +105,7 @@ func (b *builder) newState() *pathState {
 // nodes in st.coord.
 func (b *builder) next(st *pathState, j int64) int {
 	nl := b.nl
-	if b.keys == nil {
+	if b.parts == nil {
 		row := b.rows[j*int64(nl) : (j+1)*int64(nl)]
 		d := 0
 		if !st.first {
@@ -99,50 +117,83 @@ func (b *builder) next(st *pathState, j int64) int {
 		copy(st.coord, row)
 		return d
 	}
-	return b.nextKey(st, b.keys[j])
+	fresh := st.first
+	st.first = false
+	q := 0
+	if !fresh {
+		for q < len(b.parts) && b.parts[q].keys[j] == st.keys[q] {
+			q++
+		}
+		if q == len(b.parts) {
+			return nl // a duplicate; sorted input has none
+		}
+	}
+	d := -1
+	for ; q < len(b.parts); q++ {
+		pt := &b.parts[q]
+		key := pt.keys[j]
+		st.keys[q] = key
+		l := pt.lo // every level of the parts below the first changed one is new
+		if d < 0 && !fresh {
+			l = pt.hi - 2
+			for l >= pt.lo && key >= st.lim[l] {
+				l--
+			}
+			l++
+		}
+		if d < 0 {
+			d = l
+		}
+		var base uint64
+		if l > pt.lo {
+			base = st.base[l-1]
+		}
+		r := key - base
+		for ; l < pt.hi-1; l++ {
+			c, rem := pt.divs[l-pt.lo].DivMod(r)
+			st.coord[l] = int64(c)
+			sp := pt.span[l-pt.lo]
+			base += c * sp
+			st.base[l], st.lim[l] = base, base+sp
+			r = rem
+		}
+		st.coord[pt.hi-1] = int64(r)
+	}
+	return d
 }
 
-// nextKey is next for a key.
-func (b *builder) nextKey(st *pathState, key uint64) int {
-	nl := b.nl
-	l := nl - 2
-	if st.first {
-		l = -1
-		st.first = false
+// savedKeys returns the keys of entry j, one per part.
+func (b *builder) savedKeys(j int64) []uint64 {
+	k := make([]uint64, len(b.parts))
+	for q := range b.parts {
+		k[q] = b.parts[q].keys[j]
 	}
-	for l >= 0 && key >= st.lim[l] {
-		l--
+	return k
+}
+
+// nextSaved is next for an entry given by its keys.
+func (b *builder) nextSaved(st *pathState, keys []uint64) int {
+	c := *b
+	c.parts = slices.Clone(b.parts)
+	for q := range c.parts {
+		c.parts[q].keys = keys[q : q+1]
 	}
-	d := l + 1
-	var base uint64
-	if d > 0 {
-		base = st.base[d-1]
-	}
-	r := key - base
-	for l := d; l < nl-1; l++ {
-		c, rem := b.divs[l].DivMod(r)
-		st.coord[l] = int64(c)
-		base += c * b.span[l]
-		st.base[l], st.lim[l] = base, base+b.span[l]
-		r = rem
-	}
-	st.coord[nl-1] = int64(r)
-	return d
+	return c.next(st, 0)
 }
 
 // count runs pass 1 and returns the number of nodes on each level.
 func (b *builder) count() []int64 {
 	w := len(b.chunks) - 1
 	hist := make([][]int64, w)
-	b.prev = make([]uint64, w)
+	b.prev = make([][]uint64, w)
 	parallel(w, func(c int) {
 		lo, hi := b.chunks[c], b.chunks[c+1]
 		h := make([]int64, b.nl+1)
 		st := b.newState()
 		if lo > 0 {
 			b.next(st, lo-1)
-			if b.keys != nil {
-				b.prev[c] = b.keys[lo-1]
+			if b.parts != nil {
+				b.prev[c] = b.savedKeys(lo - 1)
 			}
 		}
 		for j := lo; j < hi; j++ {
@@ -190,8 +241,8 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 		}
 		st := b.newState()
 		if lo > 0 {
-			if b.keys != nil {
-				b.nextKey(st, b.prev[c])
+			if b.parts != nil {
+				b.nextSaved(st, b.prev[c])
 			} else {
 				b.next(st, lo-1)
 			}
@@ -293,7 +344,6 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 // empty returns a tensor with no values.
 func empty(mem memory.Allocator, s *buildSpec) *Tensor {
 	b := newBuilder(s.levelSizes(), 0, 1)
-	b.keys = []uint64{}
 	t, _ := assemble(mem, s, b, newBuffer(mem, 0), nil)
 	return t
 }

@@ -2,6 +2,7 @@ package csf
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -223,6 +224,10 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicate
 	}
 
 	if e.keys == nil {
+		if bounds := splitParts(s.levelSizes(), n); bounds != nil {
+			values.Release()
+			return sortParts(mem, s, e, p, bounds)
+		}
 		// Comparison sort of coordinate rows.
 		rows := make([]int64, n*int64(nl))
 		e.rows(0, n, rows)
@@ -313,8 +318,147 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicate
 		return nil, dupErr()
 	}
 	b := newBuilder(s.levelSizes(), u, s.workers)
-	b.keys = keys[:u]
+	b.setKeys([]int{0, nl}, [][]uint64{keys[:u]})
 	return assemble(mem, s, b, values, leaf)
+}
+
+// splitParts cuts the levels into runs, from the last level up, whose
+// linear keys fit in a keysort word next to the numbers of n entries: part
+// q is levels [bounds[q], bounds[q+1]). It returns nil if a single level
+// does not fit.
+func splitParts(sizes []int64, n int64) []int {
+	budget := 64 - keysort.IndexBits(int(n))
+	fits := func(size uint64) bool { return uint(bits.Len64(size-1)) <= budget }
+	nl := len(sizes)
+	bounds := []int{nl}
+	prod := uint64(1) // product of the sizes of the current part's levels
+	for l := nl - 1; l >= 0; l-- {
+		sz := uint64(max(sizes[l], 1))
+		if hi, lo := bits.Mul64(prod, sz); hi == 0 && fits(lo) {
+			prod = lo
+			continue
+		}
+		if !fits(sz) {
+			return nil
+		}
+		bounds = append(bounds, l+1)
+		prod = sz
+	}
+	bounds = append(bounds, 0)
+	slices.Reverse(bounds)
+	return bounds
+}
+
+// sortParts sorts entries whose keys do not fit in one word: each entry
+// gets one key per part of the levels (see splitParts), and a stable radix
+// sort per part, from the last part to the first, orders them (least
+// significant digit first, with keysort as the digit sort). Runs of equal
+// keys are combined under p.
+func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, bounds []int) (*Tensor, error) {
+	nl := len(s.order)
+	n := e.n
+	m := len(bounds) - 1
+	sizes := s.levelSizes()
+	stride := make([]uint64, nl) // key stride of each level within its part
+	kb := make([]uint, m)
+	for q := range m {
+		sp := uint64(1)
+		for l := bounds[q+1] - 1; l >= bounds[q]; l-- {
+			stride[l] = sp
+			sp *= uint64(max(sizes[l], 1))
+		}
+		kb[q] = uint(bits.Len64(sp - 1))
+	}
+	keys := make([][]uint64, m)
+	for q := range keys {
+		keys[q] = make([]uint64, n)
+	}
+	cuts := splitLeaves(0, n, s.workers)
+	parallel(s.workers, func(c int) {
+		buf := make([]int64, chunk*nl)
+		for a := cuts[c]; a < cuts[c+1]; a += chunk {
+			b := min(a+chunk, cuts[c+1])
+			e.rows(a, b, buf)
+			for j := range b - a {
+				row := buf[j*int64(nl) : (j+1)*int64(nl)]
+				for q := range m {
+					var k uint64
+					for l := bounds[q]; l < bounds[q+1]; l++ {
+						k += uint64(row[l]) * stride[l]
+					}
+					keys[q][a+j] = k
+				}
+			}
+		}
+	})
+	// perm is the order so far; each pass sorts it stably by one part.
+	perm, next := make([]int64, n), make([]int64, n)
+	for q := m - 1; q >= 0; q-- {
+		first := q == m-1
+		kq, cur, out := keys[q], perm, next
+		srt := keysort.Sort{
+			N:       int(n),
+			KeyBits: kb[q],
+			Workers: s.workers,
+			Keys: func(lo, hi int, dst []uint64) {
+				if first {
+					copy(dst, kq[lo:hi])
+					return
+				}
+				for i := lo; i < hi; i++ {
+					dst[i-lo] = kq[cur[i]]
+				}
+			},
+			Reduce: func(pos int, words []uint64, ib uint) int {
+				mask := uint64(1)<<ib - 1
+				for j, w := range words {
+					i := int64(w & mask)
+					if !first {
+						i = cur[i]
+					}
+					out[pos+j] = i
+				}
+				return len(words)
+			},
+			Move: func(dst, src, m int) { copy(out[dst:dst+m], out[src:src+m]) },
+		}
+		srt.Run()
+		perm, next = next, perm
+	}
+	next = nil
+	same := func(a, b int64) bool {
+		for q := range m {
+			if keys[q][a] != keys[q][b] {
+				return false
+			}
+		}
+		return true
+	}
+	starts := make([]int64, 0, n+1)
+	for j := range perm {
+		if j == 0 || !same(perm[j-1], perm[j]) {
+			starts = append(starts, int64(j))
+		}
+	}
+	starts = append(starts, n)
+	vw := int64(as.ByteWidth(s.valueType))
+	values := newBuffer(mem, n*vw)
+	if vals.For(s.valueType).ReducePerm(e.in, values.Bytes(), 0, perm, starts, p) && p == as.RejectDuplicates {
+		values.Release()
+		return nil, as.Errorf(as.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
+	}
+	u := int64(len(starts) - 1)
+	uniq := make([][]uint64, m)
+	for q := range m {
+		uniq[q] = make([]uint64, u)
+		for r := range u {
+			uniq[q][r] = keys[q][perm[starts[r]]]
+		}
+		keys[q] = nil
+	}
+	b := newBuilder(sizes, u, s.workers)
+	b.setKeys(bounds, uniq)
+	return assemble(mem, s, b, values, nil)
 }
 
 // FromDense returns the CSF tensor of the non-zero elements of d, in
@@ -404,7 +548,7 @@ func FromDense(mem memory.Allocator, d as.Dense, o Options) (*Tensor, error) {
 		at += int64(c)
 	})
 	b := newBuilder(sizes, nnz, s.workers)
-	b.keys = keys
+	b.setKeys([]int{0, nl}, [][]uint64{keys})
 	return assemble(mem, s, b, values, leaf)
 }
 

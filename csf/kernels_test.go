@@ -131,8 +131,20 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 	for _, tc := range cases {
 		x, _ := randomCOO(t, mem, r, tc.shape, tc.nnz, coo.Layout(r.IntN(2)), i64, f64)
 		nd := len(tc.shape)
-		for _, order := range [][]int{nil, r.Perm(nd), r.Perm(nd)} {
-			c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]})
+		for oi, order := range [][]int{nil, r.Perm(nd), r.Perm(nd)} {
+			o := csf.Options{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]}
+			if oi == 2 {
+				// Mixed types per level: the kernels widen them.
+				o.IndicesTypes = make([]arrow.DataType, nd)
+				o.IndptrTypes = make([]arrow.DataType, nd-1)
+				for l := range nd {
+					o.IndicesTypes[l] = []arrow.DataType{i16, u16, i32, u32, i64}[r.IntN(5)]
+					if l < nd-1 {
+						o.IndptrTypes[l] = []arrow.DataType{i32, u32, i64}[r.IntN(3)]
+					}
+				}
+			}
+			c, err := csf.FromCOO(mem, x, o)
 			require.NoError(t, err)
 			for _, rank := range []int{1, 3, 16} {
 				f := randomFactors(r, tc.shape, rank)

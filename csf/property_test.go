@@ -460,8 +460,14 @@ func TestLargeParallel(t *testing.T) {
 func TestHypersparseFallback(t *testing.T) {
 	mem := checked(t)
 	r := rand.New(rand.NewPCG(41, 42))
-	shape := []int64{1 << 40, 3, 1 << 30, 1 << 20}
-	for _, n := range []int{50, 30_000} {
+	// The first shape is sorted in parts of levels whose keys fit; the
+	// second has a dimension too large for any key next to the entry
+	// numbers, and is sorted by comparing coordinate rows.
+	for _, tc := range []struct {
+		shape []int64
+		n     int
+	}{{[]int64{1 << 40, 3, 1 << 30, 1 << 20}, 50}, {[]int64{1 << 40, 3, 1 << 30, 1 << 20}, 30_000}, {[]int64{1 << 62, 3, 1 << 10, 5}, 20_000}} {
+		shape, n := tc.shape, tc.n
 		nd := len(shape)
 		flat := make([]int64, 0, n*nd)
 		vals := make([]float64, n)

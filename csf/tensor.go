@@ -338,14 +338,6 @@ func mustValues[T as.Value](t *Tensor) []T {
 	return v
 }
 
-// bytesOf returns the bytes of a buffer, or nil.
-func bytesOf(b *memory.Buffer) []byte {
-	if b == nil {
-		return nil
-	}
-	return b.Bytes()
-}
-
 // newBuffer returns a buffer of n bytes from mem, not zeroed.
 func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 	b := memory.NewResizableBuffer(mem)
