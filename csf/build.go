@@ -1,8 +1,8 @@
 package csf
 
 import (
-	"slices"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
