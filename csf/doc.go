@@ -64,9 +64,12 @@
 // radix sort of internal/keysort, reduces duplicates as sorted groups come
 // out, and builds the levels in two streaming passes that run in parallel
 // over chunks of the sorted keys: one counts the nodes each chunk starts on
-// each level, one writes them. Tensors whose keys do not fit in 64 bits
-// (hypersparse shapes beyond 2^64 elements) are sorted by a comparison
-// sort of coordinate rows instead.
+// each level, one writes them. When the keys of a hypersparse shape do not
+// fit in 64 bits next to the entry numbers, the levels are cut into parts
+// whose keys do, and one stable radix sort per part, last part first,
+// orders the entries (about three times slower than one key); only a
+// single dimension too large for any key falls back to a comparison sort
+// of coordinate rows.
 //
 // # Ownership
 //

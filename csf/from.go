@@ -117,9 +117,11 @@ func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
 // sorted groups come out, and builds the levels in two parallel streaming
 // passes over the sorted keys. For an int64 leaf level and 8-byte values
 // the sort runs inside the output buffers: the peak extra memory is the
-// sort's per-worker bucket buffers. Shapes whose keys do not fit in 64 bits
-// (with the entry number) fall back to a comparison sort of coordinate
-// rows, which is much slower and needs 8·ndim bytes per entry more.
+// sort's per-worker bucket buffers. Hypersparse shapes whose keys do not
+// fit in 64 bits (with the entry number) are sorted by one radix pass per
+// part of the levels, which needs about 8·(2·parts+4) bytes per entry of
+// scratch; a single dimension too large for any key makes it fall back to
+// a comparison sort of coordinate rows.
 //
 // The result must be released by the caller.
 func FromCOO(mem memory.Allocator, x *coo.Tensor, o Options) (*Tensor, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/benchdata"
 )
@@ -62,5 +63,29 @@ func TestTmpCPU(t *testing.T) {
 		slices.Sort(m)
 		slices.Sort(q)
 		t.Logf("mode %d: csf %v coo %v", mode, m[1], q[1])
+	}
+}
+
+func TestTmpHyper(t *testing.T) {
+	if os.Getenv("TMPCPU") == "" {
+		t.Skip()
+	}
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 10_000_000
+	shape := []int64{1_000_000, 1_000_000, 1_000_000}
+	cs := make([]int64, 3*n)
+	for i := range cs {
+		cs[i] = r.Int64N(1_000_000)
+	}
+	vs := make([]float64, n)
+	x, _ := coo.FromSlices(mem, shape, cs, coo.ColMajor, vs)
+	defer x.Release()
+	for _, w := range []int{1, 2} {
+		start := time.Now()
+		var c *csf.Tensor
+		d := cpuTime(func() { c, _ = csf.FromCOO(mem, x, csf.Options{Workers: w}) })
+		t.Logf("hyper workers=%d: wall %v cpu(main thread) %v nnz %d idx %d MB", w, time.Since(start), d, c.NNZ(), c.IndexBytes()>>20)
+		c.Release()
 	}
 }
