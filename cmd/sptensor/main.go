@@ -237,6 +237,16 @@ func cmdDump(args []string, stdout io.Writer) error {
 		return err
 	}
 	asJSON := flags["json"] == "true"
+	if asJSON {
+		// Keep the contract even if the library panics: an error document
+		// on standard output (run then reports the panic and exits 1).
+		defer func() {
+			if r := recover(); r != nil {
+				stdout.Write(describe.ErrorJSON(fmt.Errorf("internal error: %v", r)))
+				panic(r)
+			}
+		}()
+	}
 	c, err := dumpContent(path)
 	if err != nil {
 		if !asJSON {
@@ -273,6 +283,12 @@ func cmdValidate(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stdout, "invalid: internal error: %s\n", oneLine(fmt.Sprint(r)))
+			panic(r)
+		}
+	}()
 	m, err := readMessage(path)
 	if err != nil {
 		fmt.Fprintf(stdout, "invalid: %s\n", oneLine(err.Error()))
