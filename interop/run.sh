@@ -98,7 +98,7 @@ total=0 failed=0
 for i in "${!labels[@]}"; do
   total=$((total + runs[i])) failed=$((failed + fails[i]))
 done
-echo "interop: SEED=$SEED: $total cases run, $((total - failed)) passed, $failed failed"
+echo "interop: SEED=$SEED: $total cases run, $((total - failed)) passed, $failed failed (${SECONDS}s)"
 if [ "$failed" -ne 0 ]; then
   keep=1
   exit 1
