@@ -38,18 +38,30 @@ func TestAssemblyMatchesGo(t *testing.T) {
 	x, err := coo.FromSlices(mem, shape, cs, coo.RowMajor, vs)
 	require.NoError(t, err)
 	defer x.Release()
-	c4, err := FromCOO(mem, x, Options{AxisOrder: []int{0, 2, 1, 3}, IndexType: arrow.PrimitiveTypes.Int64})
-	require.NoError(t, err)
-	defer c4.Release()
-	sub := c4.Sub(3) // a 3-level tree over dimensions 1, 2, 3
-	defer sub.Release()
-	x3, err := sub.ToCOO(mem)
-	require.NoError(t, err)
-	defer x3.Release()
-	full, err := FromCOO(mem, x3, Options{AxisOrder: []int{2, 1, 0}})
-	require.NoError(t, err)
-	defer full.Release()
-	for _, tt := range []*Tensor{sub, full} {
+	i32, i64 := arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64
+	var tensors []*Tensor
+	defer func() {
+		for _, tt := range tensors {
+			tt.Release()
+		}
+	}()
+	// Every pair of indptr and indices types the kernels read in place.
+	for _, types := range [][2]arrow.DataType{{i64, i64}, {i32, i32}, {i64, i32}, {i32, i64}} {
+		o := Options{AxisOrder: []int{0, 2, 1, 3}, IndptrTypes: []arrow.DataType{types[0], types[0], types[0]},
+			IndicesTypes: []arrow.DataType{types[1], types[1], types[1], types[1]}}
+		c4, err := FromCOO(mem, x, o)
+		require.NoError(t, err)
+		sub := c4.Sub(3) // a 3-level tree over dimensions 1, 2, 3
+		c4.Release()
+		x3, err := sub.ToCOO(mem)
+		require.NoError(t, err)
+		o.AxisOrder, o.IndptrTypes, o.IndicesTypes = []int{2, 1, 0}, o.IndptrTypes[:2], o.IndicesTypes[:3]
+		full, err := FromCOO(mem, x3, o)
+		require.NoError(t, err)
+		x3.Release()
+		tensors = append(tensors, sub, full)
+	}
+	for _, tt := range tensors {
 		sh := tt.Shape()
 		for _, rank := range []int{16, 20, 37} {
 			f := make([][]float64, 3)

@@ -1,7 +1,10 @@
 package csf
 
+//go:generate go run gen_asm.go
+
 import (
 	"slices"
+	"unsafe"
 
 	as "github.com/arrowsparse/arrowsparse"
 )
@@ -105,6 +108,10 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 	leafLo, _ := t.leafRange()
 	newWorker := func() *mttWorker[T, P, X] {
 		w := &mttWorker[T, P, X]{tree: tr, nl: nl, d: d, r: int64(rank), u: u, out: out, vals: vs, vbase: leafLo}
+		var zero T
+		if _, ok := any(zero).(float64); ok && hasAVX && nl == 3 && !t.unchecked {
+			w.asm = asmKernels[unsafe.Sizeof(P(0))/8][unsafe.Sizeof(X(0))/8]
+		}
 		w.tmp = make([][]T, nl)
 		w.pre = make([][]T, nl)
 		for l := range nl {
@@ -124,8 +131,8 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 				row := out[x*r : (x+1)*r]
 				if nl == 3 {
 					j0 := int64(0)
-					if f, ok := any(w).(*mttWorker[float64, int64, int64]); ok && hasAVX && !t.unchecked {
-						j0 = f.root3AVX(i, any(row).([]float64))
+					if w.asm != nil {
+						j0 = w.root3AVX(i, any(row).([]float64))
 					}
 					w.root3(i, row, j0)
 				} else {
@@ -142,8 +149,8 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 		for i := root.off; i < root.off+root.n; i++ {
 			if nl == 3 {
 				j0 := int64(0)
-				if f, ok := any(w).(*mttWorker[float64, int64, int64]); ok && hasAVX && !t.unchecked {
-					j0 = f.down3AVX(i)
+				if w.asm != nil {
+					j0 = w.down3AVX(i)
 				}
 				if j0 < r {
 					w.down3(i, j0)
@@ -166,6 +173,14 @@ type mttWorker[T as.Float, P, X as.Index] struct {
 	vbase      int64 //
 	tmp, pre   [][]T // scratch rows per level
 	own0, own1 int64 // the coordinates of dimension mode this worker owns (d > 0)
+	asm        *kernels3
+}
+
+// kernels3 are the assembly kernels of 3-level trees for one pair of index
+// types (see gen_asm.go): float64 values, 16 columns at a time.
+type kernels3 struct {
+	root      func(p1, i1, i2 unsafe.Pointer, vals *float64, vb int64, bm, cm *float64, r, s, e int64, out *float64)
+	mid, leaf func(p1, i1, i2 unsafe.Pointer, vals *float64, vb int64, arow, fm, out *float64, r, s, e, own0, own1 int64)
 }
 
 // root3 computes the output row of root node i of a 3-level tree. The
@@ -243,7 +258,7 @@ func (w *mttWorker[T, P, X]) root3AVX(i int64, row []float64) int64 {
 	if s == e || r < 16 {
 		return 0
 	}
-	p1, i1, i2 := any(w.ptr[1]).([]int64), any(w.idx[1]).([]int64), any(w.idx[2]).([]int64)
+	p1, i1, i2 := w.ptr[1], w.idx[1], w.idx[2]
 	vals, bm, cm := any(w.vals).([]float64), any(w.u[1]).([]float64), any(w.u[2]).([]float64)
 	// The kernel indexes without bounds checks: check the ranges once.
 	_ = p1[e]
@@ -254,7 +269,7 @@ func (w *mttWorker[T, P, X]) root3AVX(i int64, row []float64) int64 {
 	_ = vals[lo-w.vbase]
 	j0 := int64(0)
 	for ; j0+16 <= r; j0 += 16 {
-		root3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &bm[j0], &cm[j0], r, s, e, &row[j0])
+		w.asm.root(unsafe.Pointer(&p1[0]), unsafe.Pointer(&i1[0]), unsafe.Pointer(&i2[0]), &vals[0], w.vbase, &bm[j0], &cm[j0], r, s, e, &row[j0])
 	}
 	return j0
 }
@@ -316,26 +331,24 @@ func (w *mttWorker[T, P, X]) down3AVX(i int64) int64 {
 	if s == e || r < 16 {
 		return 0
 	}
-	p1, i1, i2 := any(w.ptr[1]).([]int64), any(w.idx[1]).([]int64), any(w.idx[2]).([]int64)
+	p1, i1, i2 := w.ptr[1], w.idx[1], w.idx[2]
 	vals, out := any(w.vals).([]float64), any(w.out).([]float64)
-	x0 := any(w.idx[0]).([]int64)[i]
+	x0 := int64(w.idx[0][i])
 	am := any(w.u[0]).([]float64)
 	// The kernels index without bounds checks: check the ranges once.
 	_ = p1[e]
 	_ = i1[e-1]
-	lo, hi := p1[s], p1[e]
+	lo, hi := int64(p1[s]), int64(p1[e])
 	_ = i2[hi-1]
 	_ = vals[hi-1-w.vbase]
 	_ = vals[lo-w.vbase]
+	k, fm := w.asm.leaf, any(w.u[1]).([]float64)
+	if w.d == 1 {
+		k, fm = w.asm.mid, any(w.u[2]).([]float64)
+	}
 	j0 := int64(0)
 	for ; j0+16 <= r; j0 += 16 {
-		if w.d == 1 {
-			cm := any(w.u[2]).([]float64)
-			mid3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &am[x0*r+j0], &cm[j0], &out[j0], r, s, e, w.own0, w.own1)
-		} else {
-			bm := any(w.u[1]).([]float64)
-			leaf3F64I64(&p1[0], &i1[0], &i2[0], &vals[0], w.vbase, &am[x0*r+j0], &bm[j0], &out[j0], r, s, e, w.own0, w.own1)
-		}
+		k(unsafe.Pointer(&p1[0]), unsafe.Pointer(&i1[0]), unsafe.Pointer(&i2[0]), &vals[0], w.vbase, &am[x0*r+j0], &fm[j0], &out[j0], r, s, e, w.own0, w.own1)
 	}
 	return j0
 }
