@@ -47,7 +47,7 @@ func TestAssemblyMatchesGo(t *testing.T) {
 	}()
 	// Every pair of indptr and indices types the kernels read in place.
 	for _, types := range [][2]arrow.DataType{{i64, i64}, {i32, i32}, {i64, i32}, {i32, i64}} {
-		o := Options{AxisOrder: []int{0, 2, 1, 3}, IndptrTypes: []arrow.DataType{types[0], types[0], types[0]},
+		o := ConvertOptions{AxisOrder: []int{0, 2, 1, 3}, IndptrTypes: []arrow.DataType{types[0], types[0], types[0]},
 			IndicesTypes: []arrow.DataType{types[1], types[1], types[1], types[1]}}
 		c4, err := FromCOO(mem, x, o)
 		require.NoError(t, err)

@@ -86,7 +86,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	assert.EqualValues(t, 4*(3+4+5)+4*(2+3+4+8), x.IndexBytes())
 	c := seed003(t, mem)
 	defer c.Release()
-	y, err := csf.FromCOO(mem, c, csf.Options{})
+	y, err := csf.FromCOO(mem, c, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer y.Release()
 	d1, err := x.ToDense(mem)
@@ -241,7 +241,7 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, as.ErrOverflow)
 	c := seed003(t, mem)
 	defer c.Release()
-	for _, o := range []csf.Options{
+	for _, o := range []csf.ConvertOptions{
 		{AxisOrder: []int{0, 1, 2}},
 		{AxisOrder: []int{0, 1, 2, 2}},
 		{IndexType: arrow.PrimitiveTypes.Uint64},
@@ -253,26 +253,26 @@ func TestBadInput(t *testing.T) {
 		_, err = csf.FromCOO(mem, c, o)
 		require.Error(t, err, "%+v", o)
 	}
-	ok, err := csf.FromCOO(mem, c, csf.Options{Duplicates: as.RejectDuplicates})
+	ok, err := csf.FromCOO(mem, c, csf.ConvertOptions{Duplicates: as.RejectDuplicates})
 	require.NoError(t, err) // seed 003 has no duplicates
 	ok.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 2}, []int8{0, 1, 0, 1}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)
 	defer dup.Release()
-	_, err = csf.FromCOO(mem, dup, csf.Options{Duplicates: as.RejectDuplicates})
+	_, err = csf.FromCOO(mem, dup, csf.ConvertOptions{Duplicates: as.RejectDuplicates})
 	require.ErrorIs(t, err, as.ErrNotCanonical)
 	one, err := coo.FromSlices(mem, []int64{5}, []int8{1}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer one.Release()
-	_, err = csf.FromCOO(mem, one, csf.Options{})
+	_, err = csf.FromCOO(mem, one, csf.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrShape) // CSF needs 2 dimensions
 	// A coordinate type too narrow for a dimension.
 	wide, err := coo.FromSlices(mem, []int64{2, 300}, []int16{0, 299}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer wide.Release()
-	_, err = csf.FromCOO(mem, wide, csf.Options{IndexType: i8})
+	_, err = csf.FromCOO(mem, wide, csf.ConvertOptions{IndexType: i8})
 	require.ErrorIs(t, err, arrow.ErrType)
-	z, err := csf.FromCOO(mem, wide, csf.Options{IndicesTypes: []arrow.DataType{u8, i16}, IndptrTypes: []arrow.DataType{u8}})
+	z, err := csf.FromCOO(mem, wide, csf.ConvertOptions{IndicesTypes: []arrow.DataType{u8, i16}, IndptrTypes: []arrow.DataType{u8}})
 	require.NoError(t, err)
 	z.Release()
 }

@@ -26,7 +26,7 @@ func BenchmarkFromCOO(b *testing.B) {
 			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 			var idx int64
 			for b.Loop() {
-				y, err := csf.FromCOO(mem, x, csf.Options{Workers: workers})
+				y, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -49,7 +49,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 	x := benchdata.LoadCOO(b, "b_tensor3d")
 	defer x.Release()
 	mem := memory.NewGoAllocator()
-	c, err := csf.FromCOO(mem, x, csf.Options{})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -36,7 +36,7 @@
 // among the Arrow sparse index types (int8…int64, uint8…uint32): a level
 // holding a dimension of size 200 can use uint8 indices while the level
 // below it needs int32 positions. The IPC format has one indptr type and
-// one indices type for all levels; Options.IndexType gives that. MTTKRP
+// one indices type for all levels; ConvertOptions.IndexType gives that. MTTKRP
 // reads int32 and int64 buffers in place and widens other types into
 // temporary copies for the duration of a call; everything else reads every
 // type in place.
@@ -54,7 +54,7 @@
 // copying and checks them (see Validate). FromCOO sorts COO entries in any
 // order and combines duplicates (summing by default); FromDense takes the
 // non-zero elements of a dense tensor with any strides. Both use the axis
-// order of Options, or Arrow C++'s default: the dimensions by increasing
+// order of ConvertOptions, or Arrow C++'s default: the dimensions by increasing
 // size, ties in dimension order (C++ uses an unstable std::sort here;
 // libstdc++ keeps ties in order for the small ranks of tensors).
 // WithAxisOrder rebuilds a tensor in another order; ToCOO and ToDense

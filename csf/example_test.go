@@ -36,7 +36,7 @@ func ExampleFromDense() {
 	_ = views.Set[int32](d, 30, 0, 2, 1)
 	_ = views.Set[int32](d, 40, 1, 1, 0)
 
-	x, err := csf.FromDense(mem, d, csf.Options{IndexType: arrow.PrimitiveTypes.Int64})
+	x, err := csf.FromDense(mem, d, csf.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int64})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,7 +64,7 @@ func ExampleFromCOO() {
 	}, coo.RowMajor, []float64{1, 2, 3, 4})
 	defer x.Release()
 
-	c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{2, 0, 1}})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{2, 0, 1}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -120,7 +120,7 @@ func ExampleTensor_Sub() {
 		2, 1, 1,
 	}, coo.RowMajor, []float64{1, 2, 3})
 	defer x.Release()
-	c, _ := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{0, 1, 2}})
+	c, _ := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{0, 1, 2}})
 	defer c.Release()
 
 	s := c.Sub(2) // the 2×2 matrix at dimension 0 = 2
@@ -143,7 +143,7 @@ func ExampleMTTKRP() {
 		1, 1, 1,
 	}, coo.RowMajor, []float64{1, 2, 3})
 	defer x.Release()
-	c, _ := csf.FromCOO(mem, x, csf.Options{})
+	c, _ := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	defer c.Release()
 
 	b := []float64{1, 2, 3, 4}   // 2×2, row-major
@@ -169,7 +169,7 @@ func ExampleTTV() {
 		1, 1, 0,
 	}, coo.RowMajor, []float64{1, 2, 3})
 	defer x.Release()
-	c, _ := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{0, 1, 2}})
+	c, _ := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{0, 1, 2}})
 	defer c.Release()
 
 	y, _ := csf.TTV(mem, c, 2, []float64{1, 10, 100}, csf.KernelOptions{})

@@ -17,9 +17,9 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// Options tune FromCOO and FromDense. The zero value gives Arrow C++'s
+// ConvertOptions tune FromCOO and FromDense. The zero value gives Arrow C++'s
 // default axis order, sums duplicates and uses every core.
-type Options struct {
+type ConvertOptions struct {
 	// AxisOrder is the order of the levels: level l holds dimension
 	// AxisOrder[l]. nil means DefaultAxisOrder(shape).
 	AxisOrder []int
@@ -41,7 +41,7 @@ type Options struct {
 // spec checks the options for a tensor of the given shape with up to n
 // entries and returns the build specification. defType is the index type
 // used when none is given.
-func (o *Options) spec(valueType arrow.DataType, shape []int64, names []string, n int64, defType arrow.DataType) (*buildSpec, error) {
+func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []string, n int64, defType arrow.DataType) (*buildSpec, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
 // a comparison sort of coordinate rows.
 //
 // The result must be released by the caller.
-func FromCOO(mem memory.Allocator, x *coo.Tensor, o Options) (*Tensor, error) {
+func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, error) {
 	shape := x.Shape()
 	n := x.NNZ()
 	maxPos := n
@@ -468,7 +468,7 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, 
 // zero counts as zero; NaN counts as non-zero. Any strides work. Dimension
 // names are kept. o.Duplicates does not apply. The result must be released
 // by the caller.
-func FromDense(mem memory.Allocator, d as.Dense, o Options) (*Tensor, error) {
+func FromDense(mem memory.Allocator, d as.Dense, o ConvertOptions) (*Tensor, error) {
 	shape := d.Shape()
 	vt := d.DataType()
 	if err := as.CheckValueType(vt); err != nil {
@@ -579,7 +579,7 @@ func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (
 	for l, k := range t.order {
 		levelOf[k] = l
 	}
-	o := Options{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nl), IndptrTypes: make([]arrow.DataType, nl-1), Workers: workers}
+	o := ConvertOptions{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nl), IndptrTypes: make([]arrow.DataType, nl-1), Workers: workers}
 	for l, k := range order {
 		o.IndicesTypes[l] = t.levels[levelOf[k]].idxType
 		if l < nl-1 {

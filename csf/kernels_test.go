@@ -132,7 +132,7 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 		x, _ := randomCOO(t, mem, r, tc.shape, tc.nnz, coo.Layout(r.IntN(2)), i64, f64)
 		nd := len(tc.shape)
 		for oi, order := range [][]int{nil, r.Perm(nd), r.Perm(nd)} {
-			o := csf.Options{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]}
+			o := csf.ConvertOptions{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]}
 			if oi == 2 {
 				// Mixed types per level: the kernels widen them.
 				o.IndicesTypes = make([]arrow.DataType, nd)
@@ -188,7 +188,7 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	shape := []int64{5, 6, 7}
 	x, _ := randomCOO(t, mem, r, shape, 80, coo.RowMajor, i64, f64)
 	defer x.Release()
-	c, err := csf.FromCOO(mem, x, csf.Options{})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	// The sub-tensor of the root coordinate 2 against its compacted copy
@@ -222,7 +222,7 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	for idx, v := range views.All[float64](d) {
 		require.NoError(t, views.Set(d32, float32(v), idx...))
 	}
-	c32, err := csf.FromDense(mem, d32, csf.Options{AxisOrder: []int{1, 0, 2}})
+	c32, err := csf.FromDense(mem, d32, csf.ConvertOptions{AxisOrder: []int{1, 0, 2}})
 	require.NoError(t, err)
 	defer c32.Release()
 	f32 := make([][]float32, 3)
@@ -271,7 +271,7 @@ func TestTTV(t *testing.T) {
 		shape := randomShape(r, 2)
 		nd := len(shape)
 		x, m := randomCOO(t, mem, r, shape, r.IntN(60), coo.RowMajor, i16, f64)
-		c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: randomOrder(r, nd), Workers: 1 + r.IntN(3)})
+		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Workers: 1 + r.IntN(3)})
 		require.NoError(t, err)
 		want := m.combined(as.SumDuplicates)
 		for mode := range nd {
@@ -327,7 +327,7 @@ func TestTTV(t *testing.T) {
 	// Errors.
 	x, _ := randomCOO(t, mem, r, []int64{3, 4, 5}, 10, coo.RowMajor, i16, f64)
 	defer x.Release()
-	c, err := csf.FromCOO(mem, x, csf.Options{})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	_, err = csf.TTV(mem, c, 0, []float64{1, 2}, csf.KernelOptions{})
@@ -346,7 +346,7 @@ func TestTTVSub(t *testing.T) {
 	shape := []int64{4, 5, 6, 3}
 	x, _ := randomCOO(t, mem, r, shape, 200, coo.ColMajor, i32, f64)
 	defer x.Release()
-	c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{1, 3, 0, 2}})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{1, 3, 0, 2}})
 	require.NoError(t, err)
 	defer c.Release()
 	for fix := range int64(5) {

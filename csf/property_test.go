@@ -339,7 +339,7 @@ func TestPropertyFromCOO(t *testing.T) {
 		vt := valueTypes[trial%len(valueTypes)]
 		layout := coo.Layout(r.IntN(2))
 		x, m := randomCOO(t, mem, r, shape, r.IntN(40), layout, it, vt)
-		o := csf.Options{AxisOrder: randomOrder(r, nd), Duplicates: policies[trial%len(policies)], Workers: 1 + r.IntN(3)}
+		o := csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Duplicates: policies[trial%len(policies)], Workers: 1 + r.IntN(3)}
 		if trial%3 == 0 {
 			// A type per level, as narrow as fits.
 			o.IndicesTypes = make([]arrow.DataType, nd)
@@ -410,7 +410,7 @@ func TestPropertyFromCOO(t *testing.T) {
 		// Dense round trip.
 		d, err := c.ToDense(mem)
 		require.NoError(t, err)
-		f, err := csf.FromDense(mem, d, csf.Options{AxisOrder: o.AxisOrder, IndexType: it})
+		f, err := csf.FromDense(mem, d, csf.ConvertOptions{AxisOrder: o.AxisOrder, IndexType: it})
 		require.NoError(t, err)
 		checkAgainst(t, mem, f, want)
 		f.Release()
@@ -433,7 +433,7 @@ func TestLargeParallel(t *testing.T) {
 	var first *csf.Tensor
 	for _, workers := range []int{1, 2, 3, 5} {
 		for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, nil} {
-			c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: order, Workers: workers})
+			c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: order, Workers: workers})
 			require.NoError(t, err)
 			if order != nil && order[0] == 0 {
 				if first == nil {
@@ -510,7 +510,7 @@ func TestHypersparseFallback(t *testing.T) {
 			}
 		}
 		for _, workers := range []int{1, 3} {
-			c, err := csf.FromCOO(mem, x, csf.Options{AxisOrder: []int{2, 0, 3, 1}, Workers: workers})
+			c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{2, 0, 3, 1}, Workers: workers})
 			require.NoError(t, err)
 			check(c, shape, want)
 			w, err := c.WithAxisOrder(mem, 3, 2, 1, 0)
@@ -559,7 +559,7 @@ func TestFromDenseStrided(t *testing.T) {
 	defer fl.Release()
 	for _, v := range []*views.View{d, tr, fl} {
 		for _, order := range [][]int{nil, {2, 1, 0}, {1, 0, 2}} {
-			c, err := csf.FromDense(mem, v, csf.Options{AxisOrder: order, IndexType: i16})
+			c, err := csf.FromDense(mem, v, csf.ConvertOptions{AxisOrder: order, IndexType: i16})
 			require.NoError(t, err)
 			require.NoError(t, c.Validate())
 			n := 0

@@ -37,7 +37,7 @@ func TestTmpCPU(t *testing.T) {
 	x := benchdata.LoadCOO(t, "b_tensor3d")
 	defer x.Release()
 	mem := memory.NewGoAllocator()
-	c, _ := csf.FromCOO(mem, x, csf.Options{})
+	c, _ := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	defer c.Release()
 	f := randomFactors(rand.New(rand.NewPCG(1, 1)), x.Shape(), 16)
 	out := make([]float64, 10000*16)
@@ -45,7 +45,7 @@ func TestTmpCPU(t *testing.T) {
 	for range 7 {
 		a = append(a, cpuTime(func() { csf.MTTKRP(c, 0, f, 16, out, csf.KernelOptions{Workers: 1}) }))
 		b = append(b, cpuTime(func() { mttkrpCOO(x, 0, f, 16, out, 1) }))
-		d = append(d, cpuTime(func() { y, _ := csf.FromCOO(mem, x, csf.Options{Workers: 1}); y.Release() }))
+		d = append(d, cpuTime(func() { y, _ := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: 1}); y.Release() }))
 	}
 	slices.Sort(a)
 	slices.Sort(b)
@@ -84,7 +84,7 @@ func TestTmpHyper(t *testing.T) {
 	for _, w := range []int{1, 2} {
 		start := time.Now()
 		var c *csf.Tensor
-		d := cpuTime(func() { c, _ = csf.FromCOO(mem, x, csf.Options{Workers: w}) })
+		d := cpuTime(func() { c, _ = csf.FromCOO(mem, x, csf.ConvertOptions{Workers: w}) })
 		t.Logf("hyper workers=%d: wall %v cpu(main thread) %v nnz %d idx %d MB", w, time.Since(start), d, c.NNZ(), c.IndexBytes()>>20)
 		c.Release()
 	}

@@ -93,7 +93,7 @@ func TestSeed003Trie(t *testing.T) {
 	x := seed003(t, mem)
 	defer x.Release()
 	for _, workers := range []int{1, 2} {
-		c, err := csf.FromCOO(mem, x, csf.Options{Workers: workers})
+		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
 		require.NoError(t, err)
 		assert.Equal(t, []int{0, 1, 2, 3}, c.AxisOrder()) // argsort of [3 3 3 4], stable
 		assert.Equal(t, arrow.PrimitiveTypes.Int32, c.IndicesType(0))
@@ -177,7 +177,7 @@ func TestSpec72(t *testing.T) {
 	require.NoError(t, views.Set[int32](d, 20, 0, 2, 0))
 	require.NoError(t, views.Set[int32](d, 30, 0, 2, 1))
 	require.NoError(t, views.Set[int32](d, 40, 1, 1, 0))
-	c, err := csf.FromDense(mem, d, csf.Options{})
+	c, err := csf.FromDense(mem, d, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, []int{0, 2, 1}, c.AxisOrder())
@@ -208,7 +208,7 @@ func TestSpec72(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Release()
 	assert.False(t, x.IsCanonical())
-	c32, err := csf.FromCOO(mem, x, csf.Options{IndexType: arrow.PrimitiveTypes.Int32})
+	c32, err := csf.FromCOO(mem, x, csf.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int32})
 	require.NoError(t, err)
 	defer c32.Release()
 	p, ix := levels(t, c32)
