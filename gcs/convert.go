@@ -31,10 +31,13 @@ const chunk = 1024
 //
 // A canonical COO converts to CSR in one linear pass. Otherwise the entries
 // are sorted with a parallel radix sort on the key row·cols + col (or
-// col·rows + row), on o.Workers goroutines; when the keys and entry numbers
-// do not fit in 64 bits together, a comparison sort is used instead. With
-// int64 indices and 8-byte values the sort runs inside the output buffers.
-// The result must be released by the caller.
+// col·rows + row), on o.Workers goroutines, which moves each value with its
+// key (internal/gcsutil); when row·cols does not fit in 64 bits, a
+// comparison sort is used instead. Memory: the output buffers, which the
+// sort uses as staging, plus about 24 bytes per entry of the largest
+// bucket (some 2^15 entries) per worker, plus 4 or 8 bytes per entry when
+// the indices are 1 or 2 bytes wide. The result must be released by the
+// caller.
 func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
