@@ -42,7 +42,7 @@ func TestMulVec(t *testing.T) {
 		nnz   int
 	}{
 		{[]int64{0, 0}, 0}, {[]int64{3, 0}, 0}, {[]int64{1, 1}, 1}, {[]int64{5, 7}, 20},
-		{[]int64{300, 200}, 80000}, // past the parallel threshold
+		{[]int64{600, 500}, 100000}, // past the parallel threshold
 	} {
 		mem := checked(t)
 		x, rf := randCOO(t, mem, r, c.shape, c.nnz, coo.ColMajor, i32, f64, 5)
