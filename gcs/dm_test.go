@@ -495,3 +495,31 @@ func TestDMBadInput(t *testing.T) {
 	defer dd.Release()
 	assert.Equal(t, []string{"k", "j", "i"}, dd.DimNames())
 }
+
+// Duplicates in the storage are summed by At and ToDense and yielded one by
+// one by All, as for the storage itself.
+func TestDMDuplicates(t *testing.T) {
+	mem := checked(t)
+	x, err := coo.FromSlices(mem, []int64{2, 6}, []int64{1, 4, 0, 2, 1, 4}, coo.RowMajor, []float64{1, 2, 3})
+	require.NoError(t, err)
+	defer x.Release()
+	d, err := gcs.NewDM([]int64{2, 2, 3}, []int{0, 1, 2}, []int{1}, x)
+	require.NoError(t, err)
+	defer d.Release()
+	assert.Equal(t, 4.0, gcs.At[float64](d, 1, 1, 1))
+	assert.Equal(t, 2.0, gcs.At[float64](d, 0, 0, 2))
+	n := 0
+	for range gcs.All[float64](d) {
+		n++
+	}
+	assert.Equal(t, 3, n)
+	assert.Equal(t, int64(3), d.NNZ())
+	s, err := d.Index(1, 1)
+	require.NoError(t, err)
+	defer s.Release()
+	assert.Equal(t, int64(2), s.NNZ())
+	dd, err := s.ToDense(mem)
+	require.NoError(t, err)
+	defer dd.Release()
+	assert.Equal(t, []float64{0, 0, 0, 0, 4, 0}, denseValues(t, dd))
+}

@@ -27,8 +27,6 @@ type ixOps interface {
 	// scan appends to dst the entries of lane k whose index is j, in
 	// storage order.
 	scan(m *Matrix, k, j int64, dst []int64) []int64
-	// index returns the index of entry p.
-	index(m *Matrix, p int64) int64
 	// indices writes the indices of entries [lo, hi) to dst as int64.
 	indices(m *Matrix, lo, hi int64, dst []int64)
 	// pointers writes the pointers of lanes [lo, hi] to dst as int64.
@@ -177,8 +175,6 @@ func (o ix[P, I]) scan(m *Matrix, k, j int64, dst []int64) []int64 {
 	}
 	return dst
 }
-
-func (ix[P, I]) index(m *Matrix, p int64) int64 { return int64(idxOf[I](m)[p]) }
 
 func (ix[P, I]) indices(m *Matrix, lo, hi int64, dst []int64) {
 	for j, c := range idxOf[I](m)[lo:hi] {
