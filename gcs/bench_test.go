@@ -2,6 +2,7 @@ package gcs_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // The benchmarks below time the operations of the shared anchor table
@@ -114,5 +116,58 @@ func BenchmarkGCSFromCOO(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkDMSlice iterates a DM slice of the 1M×1M CSR: every tenth row
+// and the first half of the columns, transposed; only the lanes of the
+// slice are visited, and the columns are found by binary search.
+func BenchmarkDMSlice(b *testing.B) {
+	m := csrOf(b, arrow.PrimitiveTypes.Int64)
+	defer m.Release()
+	d, err := gcs.NewDM(m.Shape(), []int{0, 1}, []int{1}, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Release()
+	s, err := d.Slice(views.Range{Start: 0, Stop: views.None, Step: 10}, views.Span(0, m.Cols()/2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Release()
+	tr, err := s.Transpose()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Release()
+	b.ReportAllocs()
+	for b.Loop() {
+		var sum float64
+		n := 0
+		for _, v := range gcs.All[float64](tr) {
+			sum += v
+			n++
+		}
+		if n == 0 {
+			b.Fatal("empty slice")
+		}
+	}
+}
+
+// BenchmarkAt reads random elements of the 1M×1M CSR by binary search.
+func BenchmarkAt(b *testing.B) {
+	m := csrOf(b, arrow.PrimitiveTypes.Int64)
+	defer m.Release()
+	r := rand.New(rand.NewPCG(1, 1))
+	idx := make([][2]int64, 1024)
+	for i := range idx {
+		idx[i] = [2]int64{r.Int64N(m.Rows()), r.Int64N(m.Cols())}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := idx[i%len(idx)]
+		_ = gcs.At[float64](m, p[0], p[1])
+		i++
 	}
 }
