@@ -320,8 +320,12 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 	}
 	b.fill(idx, ptr, s.idxTypes, s.ptrTypes)
 	u := counts[nl-1]
-	idx[nl-1].ResizeNoShrink(int(u) * as.ByteWidth(s.idxTypes[nl-1]))
-	values.ResizeNoShrink(int(u) * as.ByteWidth(s.valueType))
+	if n := int(u) * as.ByteWidth(s.idxTypes[nl-1]); idx[nl-1].Len() != n {
+		idx[nl-1].ResizeNoShrink(n)
+	}
+	if n := int(u) * as.ByteWidth(s.valueType); values.Len() != n {
+		values.ResizeNoShrink(n)
+	}
 	t := &Tensor{
 		valueType: s.valueType,
 		shape:     s.shape,

@@ -79,8 +79,9 @@
 // every other returned tensor) must be released by the caller. Operations
 // that return the receiver unchanged (WithAxisOrder to the current order,
 // Compact of a compact tensor, Sub with no coordinates) return it
-// retained. ToCOO shares the values buffer with its result, and TTV along
-// the last level shares the upper levels.
+// retained. ToCOO shares the values buffer with its result, FromCOO shares
+// the values buffer of a canonical COO tensor converted in the axis order
+// 0, 1, …, and TTV along the last level shares the upper levels.
 //
 // # Aliasing
 //

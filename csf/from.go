@@ -17,8 +17,8 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// ConvertOptions tune FromCOO and FromDense. The zero value gives Arrow C++'s
-// default axis order, sums duplicates and uses every core.
+// ConvertOptions tune FromCOO and FromDense. The zero value gives Arrow
+// C++'s default axis order, sums duplicates and uses every core.
 type ConvertOptions struct {
 	// AxisOrder is the order of the levels: level l holds dimension
 	// AxisOrder[l]. nil means DefaultAxisOrder(shape).
@@ -112,10 +112,12 @@ func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
 // combined under o.Duplicates (summed by default; as.RejectDuplicates makes
 // them an error wrapping as.ErrNotCanonical). Dimension names are kept.
 //
-// It sorts 64-bit keys (the linear index in axis order, with the entry
-// number below it) with a parallel radix sort, combines duplicates as the
-// sorted groups come out, and builds the levels in two parallel streaming
-// passes over the sorted keys. For an int64 leaf level and 8-byte values
+// A canonical COO tensor converted in the axis order 0, 1, … is already in
+// tree order: it is not sorted again, and its values buffer is shared.
+// Otherwise FromCOO sorts 64-bit keys (the linear index in axis order, with
+// the entry number below it) with a parallel radix sort, combines
+// duplicates as the sorted groups come out, and builds the levels in two
+// parallel streaming passes over the sorted keys. For an int64 leaf level and 8-byte values
 // the sort runs inside the output buffers: the peak extra memory is the
 // sort's per-worker bucket buffers. Hypersparse shapes whose keys do not
 // fit in 64 bits (with the entry number) are sorted by one radix pass per
@@ -134,12 +136,6 @@ func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, er
 	s, err := o.spec(x.DataType(), shape, x.DimNames(), n, defaultIndexType(x.IndexType(), maxPos))
 	if err != nil {
 		return nil, err
-	}
-	for l := 0; l < len(shape)-1; l++ {
-		// A level never has more nodes than there are entries.
-		if err := as.CheckIndexFits(s.ptrTypes[l], n, "the indptr of level "+strconv.Itoa(l)); err != nil {
-			return nil, err
-		}
 	}
 	if n == 0 {
 		return empty(mem, s), nil
@@ -167,8 +163,33 @@ func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, er
 	if lin, ok := coords.Linearize(shape, s.order, n); ok {
 		src.keyBits = lin.KeyBits
 		src.keys = cooKeys(m, lin.Strides)
+		if x.IsCanonical() && slices.IsSorted(s.order) {
+			return fromSortedKeys(mem, s, &src, x.ValuesBuffer())
+		}
 	}
 	return sortAndBuild(mem, s, &src, o.Duplicates)
+}
+
+// fromSortedKeys builds the tensor of entries that are already in tree
+// order without duplicates (a canonical COO tensor in the axis order 0, 1,
+// …): no sort is needed, and the values buffer is shared.
+func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memory.Buffer) (*Tensor, error) {
+	nl := len(s.order)
+	n := e.n
+	var leaf *memory.Buffer
+	var keys []uint64
+	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+		leaf = newBuffer(mem, n*8)
+		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+	} else {
+		keys = make([]uint64, n)
+	}
+	cuts := splitLeaves(0, n, s.workers)
+	parallel(s.workers, func(c int) { e.keys(int(cuts[c]), int(cuts[c+1]), keys[cuts[c]:cuts[c+1]]) })
+	vw := int64(as.ByteWidth(s.valueType))
+	b := newBuilder(s.levelSizes(), n, s.workers)
+	b.setKeys([]int{0, nl}, [][]uint64{keys})
+	return assemble(mem, s, b, sliceBuffer(values, 0, n*vw), leaf)
 }
 
 // cooKeys returns the keysort key function Σ coord[k]·strides[k] of a COO

@@ -4,6 +4,7 @@ package csf
 
 import (
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	as "github.com/arrowsparse/arrowsparse"
@@ -36,13 +37,16 @@ type KernelOptions struct {
 // mode is the fastest: a CSF tensor with mode first in its axis order (see
 // WithAxisOrder) is the usual choice for the mode updated most often.
 //
-// Work is split across goroutines by output rows: each row of out is
-// computed by one goroutine, which adds its contributions in tree order.
-// For the root mode the root nodes are split into ranges holding equal
-// numbers of values; for other modes the coordinate range of mode is split
-// at quantiles of a sample of the nodes, and every goroutine walks the
-// levels above mode. No two goroutines write the same memory, and out is
-// bit for bit the same for any number of workers.
+// Work is split across goroutines by root nodes, in ranges holding about
+// equal numbers of values, and out is bit for bit the same for any number
+// of workers. For the root mode each root node owns its output row, which
+// is summed in tree order. For other modes the root nodes are cut into up
+// to 16 chunks that depend on the tensor only; each chunk is summed in
+// tree order into an output of its own (the first into out), and the
+// outputs are added to out in chunk order. When those outputs would take
+// more than 64 MiB, each goroutine instead owns a range of output rows,
+// chosen at quantiles of a sample of the nodes, and walks the whole tree
+// adding what falls in its range. No two goroutines write the same memory.
 //
 // It returns an error wrapping as.ErrUnsupportedType if T is not the value
 // type, as.ErrShape if mode is not a dimension or rank is negative, and
@@ -142,24 +146,75 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 		})
 		return
 	}
+	visit := func(w *mttWorker[T, P, X], i int64) {
+		if nl == 3 {
+			j0 := int64(0)
+			if w.asm != nil {
+				j0 = w.down3AVX(i)
+			}
+			if j0 < r {
+				w.down3(i, j0)
+			}
+		} else {
+			w.down(0, i, nil)
+		}
+	}
+	dim := t.shape[t.order[d]]
+	size := dim * r
+	if k := privateChunks(t, size*int64(unsafe.Sizeof(out[0]))); k > 1 {
+		// Chunks of root nodes, each summed into its own output (the first
+		// into out), then added to out in chunk order. The chunks depend on
+		// the tensor only, so the sums do not depend on the workers.
+		cuts := t.rootCuts(k)
+		bufs := make([][]T, k)
+		bufs[0] = out[:size]
+		var next atomic.Int64
+		parallel(min(workers, k), func(int) {
+			w := newWorker()
+			w.own0, w.own1 = 0, dim
+			for c := int(next.Add(1) - 1); c < k; c = int(next.Add(1) - 1) {
+				if c > 0 {
+					bufs[c] = make([]T, size)
+				}
+				w.out = bufs[c]
+				for i := cuts[c]; i < cuts[c+1]; i++ {
+					visit(w, i)
+				}
+			}
+		})
+		parts := splitLeaves(0, size, workers)
+		parallel(workers, func(c int) {
+			o := out[parts[c]:parts[c+1]]
+			for _, b := range bufs[1:] {
+				for j, v := range b[parts[c]:parts[c+1]] {
+					o[j] += v
+				}
+			}
+		})
+		return
+	}
+	// An output too large to copy: each goroutine owns a range of output
+	// rows and walks the whole tree, adding what falls in its range.
 	cuts := t.coordCuts(d, workers)
 	parallel(workers, func(c int) {
 		w := newWorker()
 		w.own0, w.own1 = cuts[c], cuts[c+1]
 		for i := root.off; i < root.off+root.n; i++ {
-			if nl == 3 {
-				j0 := int64(0)
-				if w.asm != nil {
-					j0 = w.down3AVX(i)
-				}
-				if j0 < r {
-					w.down3(i, j0)
-				}
-			} else {
-				w.down(0, i, nil)
-			}
+			visit(w, i)
 		}
 	})
+}
+
+// privateChunks returns the number of chunks of root nodes that MTTKRP
+// sums into separate outputs of the given size in bytes, for a mode other
+// than the root: up to 16, within 64 MiB of outputs, at least 2^14 values
+// per chunk. It depends on the tensor and the output size only.
+func privateChunks(t *Tensor, outBytes int64) int {
+	k := min(16, t.levels[0].n, t.nnz>>14)
+	if outBytes > 0 {
+		k = min(k, (64<<20)/outBytes)
+	}
+	return int(max(k, 1))
 }
 
 // mttWorker holds one goroutine's scratch rows.

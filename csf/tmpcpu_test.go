@@ -89,3 +89,28 @@ func TestTmpHyper(t *testing.T) {
 		c.Release()
 	}
 }
+
+func TestTmpModes(t *testing.T) {
+	if os.Getenv("TMPCPU") == "" {
+		t.Skip()
+	}
+	x := benchdata.LoadCOO(t, "b_tensor3d")
+	defer x.Release()
+	mem := memory.NewGoAllocator()
+	c, _ := csf.FromCOO(mem, x, csf.ConvertOptions{})
+	defer c.Release()
+	f := randomFactors(rand.New(rand.NewPCG(1, 1)), x.Shape(), 16)
+	out := make([]float64, 10000*16)
+	for mode := range 3 {
+		for _, w := range []int{1, 2} {
+			var ds []time.Duration
+			for range 5 {
+				s := time.Now()
+				csf.MTTKRP(c, mode, f, 16, out, csf.KernelOptions{Workers: w})
+				ds = append(ds, time.Since(s))
+			}
+			slices.Sort(ds)
+			t.Logf("mode %d workers %d: %v", mode, w, ds[2])
+		}
+	}
+}
