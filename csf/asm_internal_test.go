@@ -88,3 +88,61 @@ func TestAssemblyMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestMTTKRPPartitions runs the non-root modes through both parallel
+// schemes (chunks with private outputs, and owned output rows) and checks
+// that each gives the same bits for any number of workers, and that the
+// two agree to rounding.
+func TestMTTKRPPartitions(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	defer func(b int64, s int) { privateBudget, chunkShift = b, s }(privateBudget, chunkShift)
+	chunkShift = 8
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, shape := range [][]int64{{20, 30, 40}, {6, 7, 8, 9}} {
+		n := 6000
+		var cs []int64
+		vs := make([]float64, n)
+		for i := range n {
+			for _, d := range shape {
+				cs = append(cs, r.Int64N(d))
+			}
+			vs[i] = r.Float64() - 0.5
+		}
+		x, err := coo.FromSlices(mem, shape, cs, coo.RowMajor, vs)
+		require.NoError(t, err)
+		c, err := FromCOO(mem, x, ConvertOptions{})
+		require.NoError(t, err)
+		x.Release()
+		for _, rank := range []int{5, 16, 21} {
+			f := make([][]float64, len(shape))
+			for k := range f {
+				f[k] = make([]float64, shape[k]*int64(rank))
+				for j := range f[k] {
+					f[k][j] = r.Float64() - 0.5
+				}
+			}
+			for mode := 1; mode < len(shape); mode++ {
+				var results [2][]float64
+				for s, budget := range []int64{64 << 20, 1} {
+					privateBudget = budget
+					for _, workers := range []int{1, 2, 3, 8} {
+						got := make([]float64, shape[mode]*int64(rank))
+						require.NoError(t, MTTKRP(c, mode, f, rank, got, KernelOptions{Workers: workers}))
+						if results[s] == nil {
+							results[s] = got
+							continue
+						}
+						for j := range got {
+							require.Equal(t, math.Float64bits(results[s][j]), math.Float64bits(got[j]), "scheme %d workers %d", s, workers)
+						}
+					}
+				}
+				for j := range results[0] {
+					require.InDelta(t, results[0][j], results[1][j], 1e-9)
+				}
+			}
+		}
+		c.Release()
+	}
+}

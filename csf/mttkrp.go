@@ -210,12 +210,19 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 // than the root: up to 16, within 64 MiB of outputs, at least 2^14 values
 // per chunk. It depends on the tensor and the output size only.
 func privateChunks(t *Tensor, outBytes int64) int {
-	k := min(16, t.levels[0].n, t.nnz>>14)
+	k := min(16, t.levels[0].n, t.nnz>>chunkShift)
 	if outBytes > 0 {
-		k = min(k, (64<<20)/outBytes)
+		k = min(k, privateBudget/outBytes)
 	}
 	return int(max(k, 1))
 }
+
+// privateBudget bounds the bytes of the outputs of privateChunks, and
+// 1<<chunkShift is the fewest values per chunk (variables for tests).
+var (
+	privateBudget int64 = 64 << 20
+	chunkShift          = 14
+)
 
 // mttWorker holds one goroutine's scratch rows.
 type mttWorker[T as.Float, P, X as.Index] struct {
