@@ -82,8 +82,10 @@
 // contiguous view, one memmove per row when the last axis has stride 1
 // (after merging axes that are contiguous with each other), a cache-blocked
 // transpose when another axis has stride 1 (a transposed matrix, or a batch
-// of them), and a strided gather otherwise. WithWorkers splits large copies
-// among goroutines.
+// of them), and a strided gather otherwise. On amd64, transposes of planes
+// over 1 MiB with 8-byte elements write through a small assembly kernel with
+// non-temporal stores (the purego build tag selects the pure-Go kernel).
+// WithWorkers splits large copies among goroutines.
 //
 // # Arrow interop
 //
