@@ -85,6 +85,11 @@ type job struct {
 	// that fits in 64 bits; keys is nil otherwise.
 	keyBits uint
 	keys    func(lo, hi int, dst []uint64)
+	// packed, when not zero, says that keys are major<<packed | minor
+	// rather than major·minor + minor, and that the minor part is already
+	// ascending in entry order among entries of one major (the row numbers
+	// of a CSR walked for its transpose), so the sort skips those bits.
+	packed uint
 	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
 	// keys is nil.
 	pairs    func(lo, hi int, maj, mnr []int64)
@@ -141,16 +146,20 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 	iw, vw := as.ByteWidth(j.it), as.ByteWidth(j.vt)
 	div := keysort.NewDivider(uint64(j.minor))
+	if j.packed > 0 {
+		div = keysort.NewDivider(uint64(1) << j.packed)
+	}
 	var mu sync.Mutex
 	var dup atomic.Bool
 	vop := vals.For(j.vt)
 	srt := gcsutil.Sort{
-		N:       j.n,
-		KeyBits: j.keyBits,
-		Workers: j.workers,
-		Keys:    j.keys,
-		In:      j.in,
-		VW:      vw,
+		N:          j.n,
+		KeyBits:    j.keyBits,
+		SortedBits: j.packed,
+		Workers:    j.workers,
+		Keys:       j.keys,
+		In:         j.in,
+		VW:         vw,
 		Reduce: func(pos int, base uint64, tab []uint64, words []uint64, ib uint, in []byte) int {
 			u := c.emit(ptr, idx, &mu, pos, words, ib, base, tab, div, j.keepDups)
 			if j.keepDups {

@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -478,8 +479,13 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 		keepDups: true,
 		workers:  o.Workers,
 	}
-	if kb, ok := fitsKeys(minor, major); ok {
-		j.keyBits, j.keys = kb, ix.transposeKeys(m)
+	rb, cb := uint(bits.Len64(uint64(max(major-1, 0)))), uint(bits.Len64(uint64(max(minor-1, 0))))
+	if kb, ok := fitsKeys(minor, major); rb > 0 && rb+cb <= 64 {
+		// Keys index<<rb | lane: the lanes come in order, so the sort only
+		// orders the indices.
+		j.keyBits, j.keys, j.packed = rb+cb, ix.transposeKeys(m, rb), rb
+	} else if ok {
+		j.keyBits, j.keys = kb, ix.transposeKeys(m, 0)
 	} else {
 		j.pairs = ix.transposePairs(m)
 	}

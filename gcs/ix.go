@@ -37,7 +37,7 @@ type ixOps interface {
 	entries(m *Matrix, lo, hi int64, lanes, idx []int64)
 	// transposeKeys and transposePairs give the sort keys of the
 	// transposed matrix.
-	transposeKeys(m *Matrix) func(lo, hi int, dst []uint64)
+	transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uint64)
 	transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64)
 }
 
@@ -190,11 +190,15 @@ func (ix[P, I]) pointers(m *Matrix, lo, hi int64, dst []int64) {
 
 func (ix[P, I]) compressor() compressor { return comp[P, I]{} }
 
-// transposeKeys returns a keysort key function giving entry p the key
-// index(p)·major + lane(p): the order of the transposed matrix.
-func (ix[P, I]) transposeKeys(m *Matrix) func(lo, hi int, dst []uint64) {
+// transposeKeys returns a sort key function giving entry p the key
+// index(p)·major + lane(p), or index(p)<<packed | lane(p) when packed is not
+// zero: the order of the transposed matrix.
+func (ix[P, I]) transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uint64) {
 	ptr, idx := ptrOf[P](m), idxOf[I](m)
-	major := uint64(len(ptr) - 1)
+	mul := uint64(len(ptr) - 1)
+	if packed > 0 {
+		mul = uint64(1) << packed
+	}
 	return func(lo, hi int, dst []uint64) {
 		k := laneOf(ptr, int64(lo))
 		end := int(ptr[k+1])
@@ -203,7 +207,7 @@ func (ix[P, I]) transposeKeys(m *Matrix) func(lo, hi int, dst []uint64) {
 				k++
 				end = int(ptr[k+1])
 			}
-			dst[p-lo] = uint64(idx[p])*major + uint64(k)
+			dst[p-lo] = uint64(idx[p])*mul + uint64(k)
 		}
 	}
 }

@@ -44,6 +44,11 @@ type Sort struct {
 	N int
 	// KeyBits bounds the keys: every key is < 1<<KeyBits (≤ 64).
 	KeyBits uint
+	// SortedBits says that the lowest SortedBits bits of the keys are
+	// already ascending, in entry order, among the entries whose other key
+	// bits are equal (a CSR's row numbers when it is sorted by column for
+	// a transpose): the sort skips them.
+	SortedBits uint
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
 	// Keys writes the key of entry i to dst[i-lo] for every i in [lo, hi).
@@ -258,7 +263,8 @@ func (s *Sort) Run() int {
 			if shift+ib <= 64 {
 				w := words[:m]
 				loadWords(w, sk, kw, lo, ib)
-				sorted = sortWords(w, tmp[:m], ib, shift)
+				skip := min(s.SortedBits, shift)
+				sorted = sortWords(w, tmp[:m], ib+skip, shift-skip)
 			} else {
 				// Low keys and positions do not fit in a word together:
 				// sort positions by comparison and key the words by rank.
