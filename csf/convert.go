@@ -2,7 +2,9 @@ package csf
 
 import (
 	"slices"
+	"strconv"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
@@ -136,3 +138,72 @@ func defaultOrder(shape []int64) []int {
 // given, as Arrow C++ does: the argsort of the shape, the smallest
 // dimension first, ties in dimension order.
 func DefaultAxisOrder(shape []int64) []int { return defaultOrder(shape) }
+
+// WithIndexTypes returns the tensor with every indptr buffer of type
+// indptrType and every indices buffer of type indicesType (nil keeps a
+// level's own type), as IPC, which has one type of each, needs. Levels
+// already of the asked types are shared (a compact tensor whose levels all
+// are is returned itself, retained); the others are converted into new
+// buffers from mem. The values are shared, and the result is compact. It
+// returns an error wrapping as.ErrUnsupportedType if a type is not an
+// index type or cannot hold the level's values. The result must be
+// released by the caller.
+func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType arrow.DataType) (*Tensor, error) {
+	nl := len(t.levels)
+	for l := range t.levels {
+		if indicesType != nil {
+			if err := as.CheckIndexFits(indicesType, max(t.shape[t.order[l]]-1, 0), "the coordinates of dimension "+strconv.Itoa(t.order[l])); err != nil {
+				return nil, err
+			}
+		}
+		if indptrType != nil && l < nl-1 {
+			if err := as.CheckIndexFits(indptrType, t.levels[l+1].n, "the indptr of level "+strconv.Itoa(l)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c, err := t.Compact(mem)
+	if err != nil {
+		return nil, err
+	}
+	same := func(have, want arrow.DataType) bool { return want == nil || arrow.TypeEqual(have, want) }
+	convert := func(b *memory.Buffer, from, to arrow.DataType, n int64) *memory.Buffer {
+		out := newBuffer(mem, n*int64(as.ByteWidth(to)))
+		rd, wr := opsFor(from), opsFor(to)
+		buf := make([]int64, chunk)
+		for i := int64(0); i < n; i += chunk {
+			m := min(chunk, n-i)
+			rd.read(b.Bytes(), i, buf[:m])
+			wr.write(out.Bytes(), i, buf[:m])
+		}
+		return out
+	}
+	var d *Tensor
+	for l := range c.levels {
+		lv := c.levels[l]
+		if same(lv.idxType, indicesType) && (lv.ptr == nil || same(lv.ptrType, indptrType)) {
+			continue
+		}
+		if d == nil {
+			d = c.derived()
+			d.vshift = c.vshift
+			copy(d.levels, c.levels)
+			d.values = c.values
+			d.retainBuffers()
+		}
+		nlv := &d.levels[l]
+		if !same(lv.idxType, indicesType) {
+			nlv.idx.Release()
+			nlv.idx, nlv.idxType = convert(lv.idx, lv.idxType, indicesType, lv.n), indicesType
+		}
+		if lv.ptr != nil && !same(lv.ptrType, indptrType) {
+			nlv.ptr.Release()
+			nlv.ptr, nlv.ptrType = convert(lv.ptr, lv.ptrType, indptrType, lv.n+1), indptrType
+		}
+	}
+	if d == nil {
+		return c, nil
+	}
+	c.Release()
+	return d, nil
+}

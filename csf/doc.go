@@ -36,7 +36,8 @@
 // among the Arrow sparse index types (int8…int64, uint8…uint32): a level
 // holding a dimension of size 200 can use uint8 indices while the level
 // below it needs int32 positions. The IPC format has one indptr type and
-// one indices type for all levels; ConvertOptions.IndexType gives that. MTTKRP
+// one indices type for all levels; ConvertOptions.IndexType gives that,
+// and WithIndexTypes converts a tensor to it. MTTKRP
 // reads int32 and int64 buffers in place and widens other types into
 // temporary copies for the duration of a call; everything else reads every
 // type in place.
@@ -74,12 +75,14 @@
 // # Ownership
 //
 // New retains the buffers it adopts; the caller keeps its own references.
-// FromCOO, FromDense, WithAxisOrder, ToCOO, ToDense, TTV and TTVDense
-// allocate from the given memory.Allocator. Every returned *Tensor (and
+// FromCOO, FromDense, WithAxisOrder, WithIndexTypes, Compact, ToCOO,
+// ToDense, TTV and TTVDense allocate from the given memory.Allocator. Every returned *Tensor (and
 // every other returned tensor) must be released by the caller. Operations
 // that return the receiver unchanged (WithAxisOrder to the current order,
 // Compact of a compact tensor, Sub with no coordinates) return it
-// retained. ToCOO shares the values buffer with its result, FromCOO shares
+// retained. ToCOO and WithIndexTypes share the values buffer with their
+// result (WithIndexTypes also shares the levels it need not convert),
+// FromCOO shares
 // the values buffer of a canonical COO tensor converted in the axis order
 // 0, 1, …, and TTV along the last level shares the upper levels.
 //

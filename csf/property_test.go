@@ -404,6 +404,17 @@ func TestPropertyFromCOO(t *testing.T) {
 			require.NoError(t, err)
 			checkAgainst(t, mem, k, sub)
 			k.Release()
+			u, err := s.WithIndexTypes(mem, i64, i32)
+			require.NoError(t, err)
+			require.True(t, u.IsCompact())
+			for l := range u.NumDims() {
+				require.Equal(t, i32, u.IndicesType(l))
+				if l < u.NumDims()-1 {
+					require.Equal(t, i64, u.IndptrType(l))
+				}
+			}
+			checkAgainst(t, mem, u, sub)
+			u.Release()
 			s.Release()
 		}
 
