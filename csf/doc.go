@@ -119,9 +119,10 @@
 // A Tensor may be read by any number of goroutines. FromCOO, FromDense,
 // WithAxisOrder, TTV and MTTKRP run on as many goroutines as GOMAXPROCS
 // unless their options say otherwise, and their results do not depend on
-// the number: MTTKRP gives every output row to one goroutine, which adds
-// its contributions in tree order, so its output is the same bit for bit
-// for any number of workers.
+// the number. MTTKRP splits its work into pieces that depend on the tensor
+// only (root nodes, or chunks of root nodes summed into outputs of their
+// own and added in a fixed order), so its output is the same bit for bit
+// for any number of workers, and no two goroutines write the same memory.
 //
 // # Kernels
 //
