@@ -49,7 +49,7 @@ func sparseToCOO(t *testing.T, mem memory.Allocator, x as.Tensor, s sidecar) *co
 		assert.Equal(t, want, s.Format)
 		assert.Equal(t, s.IndexType, typeName(y.IndicesType()))
 		assert.Equal(t, s.IndptrType, typeName(y.IndptrType()))
-		c, err := y.ToCOO(mem, gcs.Options{})
+		c, err := y.ToCOO(mem, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		return c
 	}

@@ -52,7 +52,7 @@ func TestGCSRoundTrip(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.Options{})
+	g, err := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 
@@ -122,7 +122,7 @@ func TestSequences(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	c, err := csf.FromCOO(mem, x, csf.Options{})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	d, err := x.ToDense(mem)
@@ -226,7 +226,7 @@ func TestCSFByteLengths(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	c, err := csf.FromCOO(mem, x, csf.Options{})
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	var counts, bytesLen bytes.Buffer

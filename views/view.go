@@ -278,12 +278,21 @@ func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
 // layout would give it, so that contiguity flags and exported strides tell
 // the truth about the memory layout (seed 004). The strides of an empty
 // view become row-major strides.
+//
+// Exactly column-major strides (stride k = Π shape[:k], unit axes included)
+// are kept as they are: they tell the truth already, and keeping them lets
+// a column-major Arrow tensor with unit axes be written back with the very
+// strides Arrow C++ gave it (a 1×7 column-major tensor has strides (1, 1),
+// which are also C-contiguous).
 func normaliseUnitStrides(shape, strides []int64) {
 	empty := false
 	for _, n := range shape {
 		if n == 0 {
 			empty = true
 		}
+	}
+	if !empty && exactlyColumnMajor(shape, strides) {
+		return
 	}
 	s := int64(1)
 	for k := len(shape) - 1; k >= 0; k-- {
@@ -299,6 +308,19 @@ func normaliseUnitStrides(shape, strides []int64) {
 			s = abs(strides[k]) * shape[k]
 		}
 	}
+}
+
+// exactlyColumnMajor reports whether strides are the column-major strides of
+// a non-empty shape, unit axes included.
+func exactlyColumnMajor(shape, strides []int64) bool {
+	s := int64(1)
+	for k, n := range shape {
+		if strides[k] != s {
+			return false
+		}
+		s *= n
+	}
+	return true
 }
 
 func isBroadcast(shape, strides []int64) bool {

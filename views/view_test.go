@@ -54,3 +54,27 @@ func TestNewRejectsOutOfBounds(t *testing.T) {
 	_, err = New(arrow.BinaryTypes.String, buf, 0, []int64{1}, []int64{1})
 	require.ErrorIs(t, err, arrow.ErrType)
 }
+
+// Exactly column-major strides survive normalisation, unit axes included,
+// so that a column-major Arrow tensor keeps the strides Arrow C++ gave it;
+// other unit-axis strides are normalised (seed 004).
+func TestColumnMajorUnitAxesKept(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	buf := NewZeroedBuffer(mem, 64*8)
+	defer buf.Release()
+	for _, c := range []struct {
+		shape, strides, want []int64
+	}{
+		{[]int64{1, 7}, []int64{1, 1}, []int64{1, 1}},          // column-major: kept
+		{[]int64{5, 1, 5}, []int64{1, 5, 5}, []int64{1, 5, 5}}, // column-major: kept
+		{[]int64{1, 7}, []int64{100, 1}, []int64{7, 1}},        // seed 004: normalised
+		{[]int64{5, 1, 5}, []int64{1, 3, 5}, []int64{1, 5, 5}}, // normalised
+	} {
+		v, err := New(arrow.PrimitiveTypes.Float64, buf, 0, c.shape, c.strides)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, v.ElemStrides(), "shape %v strides %v", c.shape, c.strides)
+		assert.True(t, v.IsFContiguous())
+		v.Release()
+	}
+}
