@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the shared anchor harness (scipy, pydata-sparse, torch,
+# james-bowman/sparse, plain Go; ../shared/bench) and this module's
+# benchmarks on the same workloads, in the same run, and prints the ratio
+# table (bench/ratios.py). Results go to $BENCH_WORK (default build/bench).
+#
+#   bench/run.sh                  # everything, ~15 min on 2 cores
+#   SKIP_ANCHORS=1 bench/run.sh   # only this module (reuses earlier anchor results)
+#   INSTALL=1 bench/run.sh        # apt-get the Python anchors first (root)
+#   COUNT=5                       # samples per benchmark (go -count, python reps)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
+WORK=${BENCH_WORK:-$ROOT/build/bench}
+COUNT=${COUNT:-5}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+export BENCH_DATA=${BENCH_DATA:-$WORK/data}
+
+if [ ! -d "$ANCHORS" ]; then
+  echo "bench: anchor harness not found at $ANCHORS (set ANCHORS)" >&2
+  exit 1
+fi
+# The shared harness is read-only: run a copy.
+rm -rf "$WORK/anchors.new"
+cp -r "$ANCHORS" "$WORK/anchors.new"
+chmod -R u+w "$WORK/anchors.new"
+if [ -d "$WORK/anchors/results" ]; then cp -r "$WORK/anchors/results/." "$WORK/anchors.new/results/"; fi
+rm -rf "$WORK/anchors"
+mv "$WORK/anchors.new" "$WORK/anchors"
+
+(cd "$WORK/anchors" && go run ./gen -out "$BENCH_DATA")
+if [ "${SKIP_ANCHORS:-0}" != 1 ]; then
+  (cd "$WORK/anchors" && REPS=$COUNT COUNT=$COUNT ./run-anchors.sh)
+fi
+
+echo "bench: this module (go test -bench, -count $COUNT)"
+go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime 1x -count "$COUNT" -timeout 60m ./coo | tee "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime 1x -count "$COUNT" -timeout 60m ./gcs | tee -a "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime 1x -count "$COUNT" -timeout 60m ./csf | tee -a "$WORK/arrowsparse.txt"
+
+python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" | tee "$WORK/ratios.md"
