@@ -160,7 +160,7 @@ func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (
 		maxDim = max(maxDim, d)
 	}
 	it, pt := indexTypes(src, o, max(x.NNZ(), maxDim-1), x.NNZ()+1)
-	opts := csf.Options{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nd), IndptrTypes: make([]arrow.DataType, nd-1)}
+	opts := csf.ConvertOptions{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nd), IndptrTypes: make([]arrow.DataType, nd-1)}
 	for l := range nd {
 		opts.IndicesTypes[l] = it
 		if l < nd-1 {
