@@ -4,6 +4,7 @@ package csf
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -41,7 +42,7 @@ type KernelOptions struct {
 // equal numbers of values, and out is bit for bit the same for any number
 // of workers. For the root mode each root node owns its output row, which
 // is summed in tree order. For other modes the root nodes are cut into up
-// to 16 chunks that depend on the tensor only; each chunk is summed in
+// to 8 chunks that depend on the tensor only; each chunk is summed in
 // tree order into an output of its own (the first into out), and the
 // outputs are added to out in chunk order. When those outputs would take
 // more than 64 MiB, each goroutine instead owns a range of output rows,
@@ -168,13 +169,18 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 		cuts := t.rootCuts(k)
 		bufs := make([][]T, k)
 		bufs[0] = out[:size]
+		defer func() {
+			for _, b := range bufs[1:] {
+				putScratch(b)
+			}
+		}()
 		var next atomic.Int64
 		parallel(min(workers, k), func(int) {
 			w := newWorker()
 			w.own0, w.own1 = 0, dim
 			for c := int(next.Add(1) - 1); c < k; c = int(next.Add(1) - 1) {
 				if c > 0 {
-					bufs[c] = make([]T, size)
+					bufs[c] = getScratch[T](size)
 				}
 				w.out = bufs[c]
 				for i := cuts[c]; i < cuts[c+1]; i++ {
@@ -207,14 +213,46 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 
 // privateChunks returns the number of chunks of root nodes that MTTKRP
 // sums into separate outputs of the given size in bytes, for a mode other
-// than the root: up to 16, within 64 MiB of outputs, at least 2^14 values
+// than the root: up to 8, within 64 MiB of outputs, at least 2^14 values
 // per chunk. It depends on the tensor and the output size only.
 func privateChunks(t *Tensor, outBytes int64) int {
-	k := min(16, t.levels[0].n, t.nnz>>chunkShift)
+	k := min(8, t.levels[0].n, t.nnz>>chunkShift)
 	if outBytes > 0 {
 		k = min(k, privateBudget/outBytes)
 	}
 	return int(max(k, 1))
+}
+
+// scratch keeps the private outputs of MTTKRP between calls (CP-ALS calls
+// it in a loop), one pool per element type.
+var scratch32, scratch64 sync.Pool
+
+// getScratch returns a zeroed []T of length n, reused if possible.
+func getScratch[T as.Float](n int64) []T {
+	p := &scratch64
+	var z T
+	if _, ok := any(z).(float32); ok {
+		p = &scratch32
+	}
+	if b, ok := p.Get().(*[]T); ok && int64(cap(*b)) >= n {
+		s := (*b)[:n]
+		clear(s)
+		return s
+	}
+	return make([]T, n)
+}
+
+// putScratch returns b to its pool.
+func putScratch[T as.Float](b []T) {
+	if b == nil {
+		return
+	}
+	p := &scratch64
+	var z T
+	if _, ok := any(z).(float32); ok {
+		p = &scratch32
+	}
+	p.Put(&b)
 }
 
 // privateBudget bounds the bytes of the outputs of privateChunks, and
