@@ -3,6 +3,7 @@ package csf_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -90,5 +91,33 @@ func BenchmarkMTTKRP(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkWithAxisOrder rebuilds the CSF tensor of b_tensor3d in the axis
+// order (2, 1, 0): the tree is walked for the new keys, which are sorted
+// as FromCOO sorts them (what CP-ALS needs to put each mode at the root).
+func BenchmarkWithAxisOrder(b *testing.B) {
+	x := benchdata.LoadCOO(b, "b_tensor3d")
+	defer x.Release()
+	mem := memory.NewGoAllocator()
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Release()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("b_tensor3d/order=2,1,0/workers=%d", workers), func(b *testing.B) {
+			// WithAxisOrder uses GOMAXPROCS goroutines.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
+			b.ReportAllocs()
+			for b.Loop() {
+				y, err := c.WithAxisOrder(mem, 2, 1, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				y.Release()
+			}
+		})
 	}
 }

@@ -117,6 +117,9 @@ func (b *builder) next(st *pathState, j int64) int {
 		copy(st.coord, row)
 		return d
 	}
+	if len(b.parts) == 1 {
+		return b.nextKey(st, &b.parts[0], b.parts[0].keys[j])
+	}
 	fresh := st.first
 	st.first = false
 	q := 0
@@ -159,6 +162,36 @@ func (b *builder) next(st *pathState, j int64) int {
 		}
 		st.coord[pt.hi-1] = int64(r)
 	}
+	return d
+}
+
+// nextKey is next for a single part (keys that fit in one word).
+func (b *builder) nextKey(st *pathState, pt *part, key uint64) int {
+	nl := b.nl
+	l := nl - 2
+	if st.first {
+		l = -1
+		st.first = false
+	}
+	lim := st.lim[:nl]
+	for l >= 0 && key >= lim[l] {
+		l--
+	}
+	d := l + 1
+	var base uint64
+	if d > 0 {
+		base = st.base[d-1]
+	}
+	r := key - base
+	span, divs := pt.span[:nl], pt.divs[:nl]
+	for l := d; l < nl-1; l++ {
+		c, rem := divs[l].DivMod(r)
+		st.coord[l] = int64(c)
+		base += c * span[l]
+		st.base[l], lim[l] = base, base+span[l]
+		r = rem
+	}
+	st.coord[nl-1] = int64(r)
 	return d
 }
 
