@@ -7,7 +7,7 @@ GOFLAGS_TEST ?= -race -timeout 20m
 
 .PHONY: test check fmt vet generate-check unit interop bench
 
-test: check unit
+test: check unit interop
 
 check: fmt vet generate-check
 
