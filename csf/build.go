@@ -90,14 +90,15 @@ func (b *builder) setKeys(bounds []int, keys [][]uint64) {
 // coordinates; and the keys of each part.
 type pathState struct {
 	base, lim []uint64
+	base1     []uint64 // single part: base shifted by one level, base1[0] = 0
 	coord     []int64
 	keys      []uint64
 	first     bool // no entry read yet
 }
 
 func (b *builder) newState() *pathState {
-	return &pathState{base: make([]uint64, b.nl), lim: make([]uint64, b.nl), coord: make([]int64, b.nl),
-		keys: make([]uint64, len(b.parts)), first: true}
+	return &pathState{base: make([]uint64, b.nl), lim: make([]uint64, b.nl), base1: make([]uint64, b.nl+1),
+		coord: make([]int64, b.nl), keys: make([]uint64, len(b.parts)), first: true}
 }
 
 // next reads entry j and returns the first level on which it starts a new
@@ -178,17 +179,17 @@ func (b *builder) nextKey(st *pathState, pt *part, key uint64) int {
 		l--
 	}
 	d := l + 1
-	var base uint64
-	if d > 0 {
-		base = st.base[d-1]
-	}
+	// base1[l+1] is the base of level l's node, and base1[0] = 0, so that
+	// finding the base of the parent of level d takes no branch.
+	base1 := st.base1[:nl+1]
+	base := base1[d]
 	r := key - base
 	span, divs := pt.span[:nl], pt.divs[:nl]
 	for l := d; l < nl-1; l++ {
 		c, rem := divs[l].DivMod(r)
 		st.coord[l] = int64(c)
 		base += c * span[l]
-		st.base[l], lim[l] = base, base+span[l]
+		base1[l+1], lim[l] = base, base+span[l]
 		r = rem
 	}
 	st.coord[nl-1] = int64(r)
@@ -229,8 +230,15 @@ func (b *builder) count() []int64 {
 				b.prev[c] = b.savedKeys(lo - 1)
 			}
 		}
-		for j := lo; j < hi; j++ {
-			h[b.next(st, j)]++
+		if len(b.parts) == 1 {
+			pt := &b.parts[0]
+			for _, key := range pt.keys[lo:hi] {
+				h[b.nextKey(st, pt, key)]++
+			}
+		} else {
+			for j := lo; j < hi; j++ {
+				h[b.next(st, j)]++
+			}
 		}
 		hist[c] = h
 	})
@@ -281,8 +289,17 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 			}
 		}
 		leaf := &is[nl-1]
+		var pt *part
+		if len(b.parts) == 1 {
+			pt = &b.parts[0]
+		}
 		for j := lo; j < hi; j++ {
-			d := b.next(st, j)
+			var d int
+			if pt != nil {
+				d = b.nextKey(st, pt, pt.keys[j])
+			} else {
+				d = b.next(st, j)
+			}
 			for l := d; l < nl-1; l++ {
 				is[l].push(st.coord[l])
 				ps[l].push(pos[l+1])
