@@ -59,6 +59,7 @@ type Matrix struct {
 	values      *memory.Buffer // nnz values
 	sorted      bool           // indices non-decreasing within every lane
 	canonical   bool           // indices strictly increasing within every lane
+	bounded     bool           // every index checked (or built) inside the shape
 }
 
 var _ as.Tensor = (*Matrix)(nil)
@@ -250,6 +251,7 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 	if m.sorted, m.canonical, err = m.ix().checkIndices(m); err != nil {
 		return nil, err
 	}
+	m.bounded = true
 	if cfg.claim > 0 && !m.canonical {
 		return nil, as.Errorf(as.ErrNotCanonical, "gcs: data claims canonical order but the indices of some %s are not strictly increasing", axis.singular())
 	}
@@ -462,6 +464,7 @@ func (m *Matrix) clone() *Matrix {
 		values:      m.values,
 		sorted:      m.sorted,
 		canonical:   m.canonical,
+		bounded:     m.bounded,
 	}
 	for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
 		if b != nil {
@@ -513,6 +516,7 @@ func adopt(axis Axis, rows, cols int64, names []string, vt, pt, it arrow.DataTyp
 		values:      values,
 		sorted:      sorted || canonical,
 		canonical:   canonical,
+		bounded:     true, // built by this package from checked input
 	}
 	m.refCount.Store(1)
 	return m

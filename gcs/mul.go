@@ -3,6 +3,7 @@ package gcs
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -23,14 +24,14 @@ const parallelNNZ = 1 << 16
 // as.ErrUnsupportedType (arrow.ErrType). Duplicates are summed.
 //
 // The product of a CSR (or Aᵀ of a CSC) runs lane by lane, each output
-// element being one dot product, on up to workers goroutines (0 means
-// GOMAXPROCS) that get ranges of lanes holding equal numbers of values;
-// each dot product runs 4 partial sums, so its rounding may differ from a
-// sequential sum in the last bits. The other direction scatters; with
-// several workers each accumulates into a private vector and the vectors
-// are added at the end. Matrices with fewer than 65536 values use one
-// goroutine. Every index width works; the index types are dispatched once
-// per call.
+// element being one sequential dot product (scipy's order of summation),
+// on up to workers goroutines (0 means GOMAXPROCS) that get ranges of
+// lanes holding equal numbers of values. The other direction scatters;
+// with several workers each accumulates into a private vector and the
+// vectors are added at the end. Matrices with fewer than 65536 values use
+// one goroutine. Every index width works; the index types are dispatched
+// once per call. The kernels skip bounds checks on matrices whose indices
+// were checked (all but those built with Trusted).
 func MulVec[T as.Float](dst []T, m *Matrix, trans bool, x []T, workers int) error {
 	if !as.TypeMatches[T](m.valueType) {
 		return as.Errorf(as.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", m.valueType, as.DataTypeOf[T]())
@@ -169,27 +170,48 @@ func parallel(k int, f func(c int)) {
 func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 	ptr, idx := ptrOf[P](m), idxOf[I](m)
 	r := splitLanes(ptr, workers)
-	parallel(workers, func(c int) { gatherLanes(ptr, idx, v, x, y, r[c], r[c+1]) })
+	lanes := gatherLanes[P, I, T]
+	if m.bounded && len(idx) > 0 {
+		lanes = gatherLanesUnchecked[P, I, T]
+	}
+	parallel(workers, func(c int) { lanes(ptr, idx, v, x, y, r[c], r[c+1]) })
 }
 
-// gatherLanes is the dot-product kernel: four partial sums per lane.
+// gatherLanes is the dot-product kernel, one sequential sum per lane (the
+// order scipy sums in), with bounds checks.
 func gatherLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+	v = v[:len(idx)]
 	for k := k0; k < k1; k++ {
-		lo, hi := int(ptr[k]), int(ptr[k+1])
-		ids, vs := idx[lo:hi], v[lo:hi]
-		vs = vs[:len(ids)]
-		var s0, s1, s2, s3 T
-		j := 0
-		for ; j+4 <= len(ids); j += 4 {
-			s0 += vs[j] * x[ids[j]]
-			s1 += vs[j+1] * x[ids[j+1]]
-			s2 += vs[j+2] * x[ids[j+2]]
-			s3 += vs[j+3] * x[ids[j+3]]
+		var s T
+		for j := int(ptr[k]); j < int(ptr[k+1]); j++ {
+			s += v[j] * x[idx[j]]
 		}
-		for ; j < len(ids); j++ {
-			s0 += vs[j] * x[ids[j]]
+		y[k] = s
+	}
+}
+
+// gatherLanesUnchecked is gatherLanes without bounds checks, for matrices
+// whose pointers and indices were all checked against the buffers and the
+// shape (and len(x) against the shape by MulVec): the checks cost 40 % of
+// the time on rows of a few values. idx and v must not be empty.
+func gatherLanesUnchecked[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+	var zi I
+	var zt T
+	iw, tw := unsafe.Sizeof(zi), unsafe.Sizeof(zt)
+	ip, vp := unsafe.Pointer(unsafe.SliceData(idx)), unsafe.Pointer(unsafe.SliceData(v))
+	xp := unsafe.Pointer(unsafe.SliceData(x))
+	y = y[k0:k1]
+	ptr = ptr[k0 : k1+1]
+	lo := uintptr(ptr[0])
+	for k := range y {
+		hi := uintptr(ptr[k+1])
+		var s T
+		for j := lo; j < hi; j++ {
+			c := uintptr(*(*I)(unsafe.Add(ip, j*iw)))
+			s += *(*T)(unsafe.Add(vp, j*tw)) * *(*T)(unsafe.Add(xp, c*tw))
 		}
-		y[k] = (s0 + s1) + (s2 + s3)
+		y[k] = s
+		lo = hi
 	}
 }
 

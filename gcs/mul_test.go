@@ -139,6 +139,19 @@ func TestMulVecFloat32AndErrors(t *testing.T) {
 	_, err = m.MulDense(mem, false, b3, 1)
 	require.ErrorIs(t, err, as.ErrShape)
 
+	// A Trusted matrix takes the bounds-checked kernels.
+	tp, ti, tv := buf(mem, []int8{0, 2, 3}), buf(mem, []uint8{0, 2, 1}), buf(mem, []float32{1, 2, 3})
+	defer tp.Release()
+	defer ti.Release()
+	defer tv.Release()
+	tm, err := gcs.NewCSR([]int64{2, 3}, arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Uint8, tp, ti, tv, 3, gcs.Trusted())
+	require.NoError(t, err)
+	defer tm.Release()
+	require.NoError(t, gcs.MulVec(y, tm, false, []float32{1, 10, 100}, 0))
+	assert.Equal(t, []float32{201, 30}, y)
+	require.NoError(t, gcs.MulVec(yt, tm, true, []float32{1, 10}, 2))
+	assert.Equal(t, []float32{1, 30, 2}, yt)
+
 	ints, err := gcs.FromSlices(mem, gcs.Rows, []int64{1, 1}, []int32{0, 1}, []int32{0}, []int64{5})
 	require.NoError(t, err)
 	defer ints.Release()
