@@ -664,9 +664,3 @@ func (t *Tensor) walkRows(lo, hi int64, f func(j int64, row []int64)) {
 		}
 	}
 }
-
-// Options is the earlier name of ConvertOptions, kept while callers in this
-// module move over.
-//
-// Deprecated: use ConvertOptions.
-type Options = ConvertOptions
