@@ -150,15 +150,20 @@ func (iops[I]) Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
 	nd := len(m.Shape)
 	return func(lo, hi int, dst []uint64) {
 		switch {
-		case nd == 2 && si == 2:
+		case nd == 2 && si == 2 && strides[1] == 1:
 			s0 := strides[0]
 			for i := lo; i < hi; i++ {
 				dst[i-lo] = uint64(c[2*i])*s0 + uint64(c[2*i+1])
 			}
-		case nd == 3 && si == 3:
+		case nd == 2 && si == 2:
 			s0, s1 := strides[0], strides[1]
 			for i := lo; i < hi; i++ {
-				dst[i-lo] = uint64(c[3*i])*s0 + uint64(c[3*i+1])*s1 + uint64(c[3*i+2])
+				dst[i-lo] = uint64(c[2*i])*s0 + uint64(c[2*i+1])*s1
+			}
+		case nd == 3 && si == 3:
+			s0, s1, s2 := strides[0], strides[1], strides[2]
+			for i := lo; i < hi; i++ {
+				dst[i-lo] = uint64(c[3*i])*s0 + uint64(c[3*i+1])*s1 + uint64(c[3*i+2])*s2
 			}
 		case sk > 1:
 			// Column-major: one contiguous pass per dimension.
