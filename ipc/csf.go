@@ -75,12 +75,19 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 		t = c
 	}
 	nd := t.NumDims()
-	pt, it := t.IndptrType(0), t.IndicesType(0)
-	for l := range nd {
-		if !arrow.TypeEqual(t.IndicesType(l), it) || l < nd-1 && !arrow.TypeEqual(t.IndptrType(l), pt) {
+	pt, it, mixed := commonTypes(t)
+	if mixed {
+		// The message holds one indptr type and one indices type: widen.
+		c, err := t.WithIndexTypes(memory.DefaultAllocator, pt, it)
+		if err != nil {
 			release()
-			return nil, nil, func() {}, as.Errorf(as.ErrUnsupportedType, "ipc: a CSF message holds one indptr type and one indices type, but level %d has %s/%s and level 0 %s/%s", l, t.IndptrType(min(l, nd-2)), t.IndicesType(l), pt, it)
+			return nil, nil, func() {}, err
 		}
+		release0 := release
+		release = func() { c.Release(); release0() }
+		t = c
+	}
+	for l := range nd {
 		if err := checkFits(it, "a CSF level size", t.LevelLen(l)); err != nil {
 			release()
 			return nil, nil, func() {}, err
@@ -143,4 +150,28 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 		Data:          ranges[2*nd-1],
 	}
 	return sparseMessage(st, total, nil), body, release, nil
+}
+
+// commonTypes returns the widest indptr and indices types among t's levels,
+// and whether the levels disagree.
+func commonTypes(t *csf.Tensor) (pt, it arrow.DataType, mixed bool) {
+	nd := t.NumDims()
+	pt, it = t.IndptrType(0), t.IndicesType(0)
+	for l := range nd {
+		if x := t.IndicesType(l); !arrow.TypeEqual(x, it) {
+			mixed = true
+			if as.IndexMax(x) > as.IndexMax(it) {
+				it = x
+			}
+		}
+		if l < nd-1 {
+			if x := t.IndptrType(l); !arrow.TypeEqual(x, pt) {
+				mixed = true
+				if as.IndexMax(x) > as.IndexMax(pt) {
+					pt = x
+				}
+			}
+		}
+	}
+	return pt, it, mixed
 }

@@ -274,3 +274,32 @@ func TestWriterRefusesNarrowIndexTypes(t *testing.T) {
 	_, err = ipc.WriteTensor(io.Discard, m)
 	require.ErrorIs(t, err, arrow.ErrType)
 }
+
+// A CSF with a different index type per level is widened to one indptr and
+// one indices type, as the message needs.
+func TestCSFMixedLevelTypes(t *testing.T) {
+	mem := checked(t)
+	x := seedCOO(t, mem)
+	defer x.Release()
+	i8, i16, i32 := arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{
+		IndicesTypes: []arrow.DataType{i8, i16, i8},
+		IndptrTypes:  []arrow.DataType{i32, i8},
+	})
+	require.NoError(t, err)
+	defer c.Release()
+	var buf bytes.Buffer
+	_, err = ipc.WriteTensor(&buf, c)
+	require.NoError(t, err)
+	m, err := ipc.ParseMessage(buf.Bytes())
+	require.NoError(t, err)
+	defer m.Release()
+	back := m.Tensor.(*csf.Tensor)
+	for l := range 3 {
+		assert.Equal(t, i16, back.IndicesType(l))
+		if l < 2 {
+			assert.Equal(t, i32, back.IndptrType(l))
+		}
+	}
+	assert.Equal(t, dense(t, mem, x), dense(t, mem, back))
+}
