@@ -20,12 +20,13 @@ vet:
 	@echo "== go vet"
 	$(GO) vet ./...
 
-# Regenerate the flatbuffers bindings and require no diff.
+# Regenerate the flatbuffers bindings (flatc) and the csf assembly, and
+# require no diff.
 generate-check:
-	@echo "== go generate (flatc) reproduces the committed code"
+	@echo "== go generate reproduces the committed code"
 	@interop/ensure-flatc.sh
-	$(GO) generate ./ipc/...
-	@git diff --exit-code -- ipc || (echo "generated code differs from the committed code"; exit 1)
+	$(GO) generate ./...
+	@git diff --exit-code -- . || (echo "generated code differs from the committed code"; exit 1)
 
 unit:
 	@echo "== go test $(GOFLAGS_TEST) ./..."
