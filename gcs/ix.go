@@ -31,7 +31,7 @@ type ixOps interface {
 	indices(m *Matrix, lo, hi int64, dst []int64)
 	// pointers writes the pointers of lanes [lo, hi] to dst as int64.
 	pointers(m *Matrix, lo, hi int64, dst []int64)
-	// compressor returns the kernel that writes keysort output.
+	// compressor returns the kernel that writes sorted output.
 	compressor() compressor
 	// entries writes the lane and the index of each entry of [lo, hi).
 	entries(m *Matrix, lo, hi int64, lanes, idx []int64)

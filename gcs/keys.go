@@ -10,7 +10,7 @@ import (
 // cooForms computes linear forms of the coordinates of a COO tensor: the
 // sort keys and (row, column) pairs of a mapping.
 type cooForms interface {
-	// keys returns a keysort key function: Σ coord[k]·mul[k] (mod 2^64).
+	// keys returns a sort key function: Σ coord[k]·mul[k] (mod 2^64).
 	keys(mul []uint64) func(lo, hi int, dst []uint64)
 	// pairs returns a function writing Σ coord[k]·a[k] and Σ coord[k]·b[k].
 	pairs(a, b []int64) func(lo, hi int, x, y []int64)
