@@ -218,8 +218,12 @@ func gatherLanesUnchecked[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y [
 func (mk[P, I, T]) scatter(m *Matrix, v, x, y []T, workers int) {
 	ptr, idx := ptrOf[P](m), idxOf[I](m)
 	clear(y)
+	lanes := scatterLanes[P, I, T]
+	if m.bounded && len(idx) > 0 {
+		lanes = scatterLanesUnchecked[P, I, T]
+	}
 	if workers == 1 {
-		scatterLanes(ptr, idx, v, x, y, 0, int64(len(ptr)-1))
+		lanes(ptr, idx, v, x, y, 0, int64(len(ptr)-1))
 		return
 	}
 	r := splitLanes(ptr, workers)
@@ -229,7 +233,7 @@ func (mk[P, I, T]) scatter(m *Matrix, v, x, y []T, workers int) {
 		if c > 0 {
 			acc[c] = make([]T, len(y))
 		}
-		scatterLanes(ptr, idx, v, x, acc[c], r[c], r[c+1])
+		lanes(ptr, idx, v, x, acc[c], r[c], r[c+1])
 	})
 	// Add the private vectors into y, in parallel over ranges of y.
 	parallel(workers, func(c int) {
@@ -254,6 +258,27 @@ func scatterLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, 
 		for j, c := range ids {
 			y[c] += vs[j] * xk
 		}
+	}
+}
+
+// scatterLanesUnchecked is scatterLanes without bounds checks, for checked
+// matrices (see gatherLanesUnchecked).
+func scatterLanesUnchecked[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+	var zi I
+	var zt T
+	iw, tw := unsafe.Sizeof(zi), unsafe.Sizeof(zt)
+	ip, vp := unsafe.Pointer(unsafe.SliceData(idx)), unsafe.Pointer(unsafe.SliceData(v))
+	yp := unsafe.Pointer(unsafe.SliceData(y))
+	x = x[k0:k1]
+	ptr = ptr[k0 : k1+1]
+	lo := uintptr(ptr[0])
+	for k, xk := range x {
+		hi := uintptr(ptr[k+1])
+		for j := lo; j < hi; j++ {
+			c := uintptr(*(*I)(unsafe.Add(ip, j*iw)))
+			*(*T)(unsafe.Add(yp, c*tw)) += *(*T)(unsafe.Add(vp, j*tw)) * xk
+		}
+		lo = hi
 	}
 }
 
