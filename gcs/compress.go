@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
-	"github.com/arrowsparse/arrowsparse/internal/gcsutil"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -139,7 +138,7 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 	return indptr, indices, values, nnz, dup
 }
 
-// sortKeys runs the radix sort of internal/gcsutil, which moves the values
+// sortKeys runs the radix sort of internal/keysort (Carry), which moves the values
 // with the keys. Reduce writes each bucket's indices and values and counts
 // the entries of each lane into ptr[lane+1]; the output buffers serve as
 // the sort's staging arrays.
@@ -152,7 +151,7 @@ func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 	var mu sync.Mutex
 	var dup atomic.Bool
 	vop := vals.For(j.vt)
-	srt := gcsutil.Sort{
+	srt := keysort.Carry{
 		N:          j.n,
 		KeyBits:    j.keyBits,
 		SortedBits: j.packed,

@@ -33,7 +33,7 @@ const chunk = 1024
 // A canonical COO converts to CSR in one linear pass. Otherwise the entries
 // are sorted with a parallel radix sort on the key row·cols + col (or
 // col·rows + row), on o.Workers goroutines, which moves each value with its
-// key (internal/gcsutil); when row·cols does not fit in 64 bits, a
+// key (internal/keysort (Carry)); when row·cols does not fit in 64 bits, a
 // comparison sort is used instead. Memory: the output buffers, which the
 // sort uses as staging, plus about 24 bytes per entry of the largest
 // bucket (some 2^15 entries) per worker, plus 4 or 8 bytes per entry when

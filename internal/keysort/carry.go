@@ -1,13 +1,16 @@
-// Package gcsutil holds the sorting engine of the compressed formats
-// (package gcs): a parallel radix sort that moves each entry's value along
-// with its key, so that no value is ever read at a random position.
-//
-// # Algorithm
-//
-// keysort (internal/keysort) sorts words key<<ib | entry and leaves the
+package keysort
+
+import (
+	"math/bits"
+	"runtime"
+	"slices"
+	"unsafe"
+)
+
+// Sort sorts words key<<ib | entry and leaves the
 // reducer to read the values in[entry] in key order: for 10M entries that
 // is 10M cache and TLB misses, half of the time of a COO→CSR conversion.
-// Sort instead scatters the values together with the keys:
+// Carry instead scatters the values together with the keys:
 //
 //  1. Each worker computes the keys of its chunk of entries, the bits in
 //     which they differ, and a histogram of the top varying bits (phase 1;
@@ -26,20 +29,11 @@
 //  4. The workers' output ranges are moved together when Reduce merged
 //     entries (phase 4).
 //
-// Compared with keysort, phase 2 moves 8 more bytes per entry sequentially
+// Compared with Sort, phase 2 moves 8 more bytes per entry sequentially
 // per bucket, and phase 3 reads them in cache instead of gathering them.
-package gcsutil
-
-import (
-	"math/bits"
-	"runtime"
-	"slices"
-	"sync"
-	"unsafe"
-)
-
-// Sort describes one sort. Fill in the fields and call Run.
-type Sort struct {
+//
+// Carry describes one sort. Fill in the fields and call Run.
+type Carry struct {
 	// N is the number of entries.
 	N int
 	// KeyBits bounds the keys: every key is < 1<<KeyBits (≤ 64).
@@ -89,8 +83,9 @@ type Sort struct {
 	StageVals     []byte
 }
 
-// smallN is the size below which Run sorts all entries as one bucket.
-const smallN = 1 << 12
+// carrySmallN is the size below which Carry.Run sorts all entries as one
+// bucket.
+const carrySmallN = 1 << 12
 
 // bucketBits returns the number of key bits used to pick the bucket of n
 // entries: buckets of 2^14 to 2^15 entries, whose words, sort buffer and
@@ -104,7 +99,7 @@ func bucketBits(n int) uint {
 }
 
 // Run sorts and reduces, and returns the number of output entries.
-func (s *Sort) Run() int {
+func (s *Carry) Run() int {
 	n := s.N
 	if n == 0 {
 		return 0
@@ -113,14 +108,14 @@ func (s *Sort) Run() int {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if n < smallN {
+	if n < carrySmallN {
 		workers = 1
 	}
 	chunks := split(n, workers)
 
 	// Phase 1: varying bits and histogram of the guessed top bits.
 	d1 := bucketBits(n)
-	if n < smallN {
+	if n < carrySmallN {
 		d1 = 0
 	}
 	guess := uint(0)
@@ -264,7 +259,7 @@ func (s *Sort) Run() int {
 				w := words[:m]
 				loadWords(w, sk, kw, lo, ib)
 				skip := min(s.SortedBits, shift)
-				sorted = sortWords(w, tmp[:m], ib+skip, shift-skip)
+				sorted = sortBucket(w, tmp[:m], ib+skip, shift-skip)
 			} else {
 				// Low keys and positions do not fit in a word together:
 				// sort positions by comparison and key the words by rank.
@@ -377,98 +372,6 @@ func rankWords(w []uint64, keys *[]uint64, sk []byte, kw, lo int, base uint64, i
 	}
 	*keys = tab
 	return w, tab
-}
-
-// sortWords sorts words by bits [ib, ib+r) (the positions below ib are
-// already ascending) and returns the slice holding the result: w or tmp.
-func sortWords(w, tmp []uint64, ib, r uint) []uint64 {
-	m := len(w)
-	if m <= 48 || r == 0 {
-		insertion(w)
-		return w
-	}
-	passes := (r + 10) / 11
-	dw := (r + passes - 1) / passes
-	if m < 1<<(dw-1) {
-		slices.Sort(w)
-		return w
-	}
-	var cnt [1 << 11]int
-	nbk := 1 << dw
-	mask := uint64(nbk - 1)
-	src, dst := w, tmp[:m]
-	for p := range passes {
-		sh := ib + p*dw
-		c := cnt[:nbk]
-		clear(c)
-		for _, x := range src {
-			c[(x>>sh)&mask]++
-		}
-		sum := 0
-		for i, v := range c {
-			c[i] = sum
-			sum += v
-		}
-		for _, x := range src {
-			d := (x >> sh) & mask
-			dst[c[d]] = x
-			c[d]++
-		}
-		src, dst = dst, src
-	}
-	return src
-}
-
-func insertion(a []uint64) {
-	for i := 1; i < len(a); i++ {
-		x := a[i]
-		j := i
-		for ; j > 0 && a[j-1] > x; j-- {
-			a[j] = a[j-1]
-		}
-		a[j] = x
-	}
-}
-
-// split cuts [0, n) into k nearly equal chunks: chunk c is [r[c], r[c+1]).
-func split(n, k int) []int {
-	r := make([]int, k+1)
-	for c := range k + 1 {
-		r[c] = n / k * c
-	}
-	r[k] = n
-	return r
-}
-
-// splitBuckets cuts the buckets into k runs holding nearly equal numbers of
-// entries: run c is buckets [r[c], r[c+1]).
-func splitBuckets(starts []int, k int) []int {
-	nb := len(starts) - 1
-	n := starts[nb]
-	r := make([]int, k+1)
-	b := 0
-	for c := 1; c < k; c++ {
-		target := n / k * c
-		for b < nb && starts[b+1] <= target {
-			b++
-		}
-		r[c] = b
-	}
-	r[k] = nb
-	return r
-}
-
-// parallel runs f(0), …, f(k-1), concurrently when k > 1.
-func parallel(k int, f func(c int)) {
-	if k == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := range k {
-		wg.Go(func() { f(c) })
-	}
-	wg.Wait()
 }
 
 // alloc returns n bytes of 8-aligned memory.

@@ -1,4 +1,4 @@
-package gcsutil
+package keysort
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ import (
 // run sorts keys with values of width vw (the value of entry i is i+1) and
 // returns the output keys and values, merging equal keys by summing when
 // merge is set.
-func run(t *testing.T, keys []uint64, keyBits uint, vw, workers int, merge, lend bool) ([]uint64, []uint64) {
+func runCarry(t *testing.T, keys []uint64, keyBits uint, vw, workers int, merge, lend bool) ([]uint64, []uint64) {
 	t.Helper()
 	n := len(keys)
 	in := make([]byte, vw*n)
@@ -23,7 +23,7 @@ func run(t *testing.T, keys []uint64, keyBits uint, vw, workers int, merge, lend
 	}
 	outKeys := make([]uint64, n)
 	outVals := make([]byte, vw*n)
-	s := Sort{
+	s := Carry{
 		N:       n,
 		KeyBits: keyBits,
 		Workers: workers,
@@ -100,7 +100,7 @@ func get(b []byte, w, i int) uint64 {
 }
 
 // reference sorts stably and merges like run.
-func reference(keys []uint64, vw int, merge bool) ([]uint64, []uint64) {
+func referenceCarry(keys []uint64, vw int, merge bool) ([]uint64, []uint64) {
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i
@@ -131,7 +131,7 @@ func reference(keys []uint64, vw int, merge bool) ([]uint64, []uint64) {
 	return ok, ov
 }
 
-func TestSort(t *testing.T) {
+func TestCarry(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 120 {
 		n := []int{0, 1, 2, 7, 100, 5000, 20000, 70000}[trial%8]
@@ -166,8 +166,8 @@ func TestSort(t *testing.T) {
 			kb = 64
 		}
 		t.Run(fmt.Sprintf("n=%d/bits=%d/base=%x/vw=%d/w=%d/merge=%v/lend=%v", n, keyBits, base, vw, workers, merge, lend), func(t *testing.T) {
-			gk, gv := run(t, keys, kb, vw, workers, merge, lend)
-			wk, wv := reference(keys, vw, merge)
+			gk, gv := runCarry(t, keys, kb, vw, workers, merge, lend)
+			wk, wv := referenceCarry(keys, vw, merge)
 			require.Equal(t, len(wk), len(gk))
 			if len(wk) > 0 {
 				require.Equal(t, wk, gk)
@@ -179,7 +179,7 @@ func TestSort(t *testing.T) {
 
 // A bucket whose low keys and positions do not fit in one word takes the
 // comparison path.
-func TestSortWideBuckets(t *testing.T) {
+func TestCarryWideBuckets(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n := 30000
 	keys := make([]uint64, n)
@@ -190,8 +190,8 @@ func TestSortWideBuckets(t *testing.T) {
 		}
 	}
 	for _, workers := range []int{1, 2} {
-		gk, gv := run(t, keys, 64, 8, workers, true, true)
-		wk, wv := reference(keys, 8, true)
+		gk, gv := runCarry(t, keys, 64, 8, workers, true, true)
+		wk, wv := referenceCarry(keys, 8, true)
 		require.Equal(t, wk, gk)
 		require.Equal(t, wv, gv)
 	}
@@ -199,7 +199,7 @@ func TestSortWideBuckets(t *testing.T) {
 
 // Keys whose low bits are already in order (a row number in a CSR walked
 // row by row, under a column number) sort the same with SortedBits.
-func TestSortedBits(t *testing.T) {
+func TestCarrySortedBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{40, 3000, 50000} {
 		keys := make([]uint64, 0, n)
@@ -213,7 +213,7 @@ func TestSortedBits(t *testing.T) {
 		keys = keys[:n]
 		for _, sb := range []uint{0, 16} {
 			for _, workers := range []int{1, 2} {
-				s := Sort{N: n, KeyBits: 29, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
+				s := Carry{N: n, KeyBits: 29, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
 					Keys: func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) }}
 				var got []uint64
 				var mu sync.Mutex

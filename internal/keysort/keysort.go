@@ -1,28 +1,29 @@
-// Package keysort sorts sparse entries by a 64-bit linear key and hands the
-// sorted entries, group by group, to a reducer that merges duplicates and
-// writes the output. It is the engine behind COO canonicalisation and the
-// COO→CSR/CSC, COO→GCS and COO→CSF conversions.
+// Package keysort sorts sparse entries by a 64-bit linear key and hands
+// the sorted entries, bucket by bucket, to a reducer that merges duplicates
+// and writes the output. It is the engine behind COO canonicalisation and
+// the COO→CSR/CSC, COO→GCS, CSR→CSC and COO→CSF conversions.
 //
-// # Algorithm
+// Both engines are MSD radix sorts: one stable parallel scatter of the
+// entries into buckets by the top varying key bits, then, per bucket and in
+// cache, an LSD radix sort of the remaining bits, and a Reduce call that
+// writes the bucket's output compactly. Buckets are split among workers by
+// size; the workers' output ranges are moved together at the end when
+// Reduce merged entries. Results never depend on the number of workers.
 //
-// Each entry i gets a word key(i)<<ib | i, where ib is the number of bits of
-// the largest entry index. Words are unique, and ordering words orders
-// entries by (key, i): a stable sort by key.
+// They differ in what travels with the keys:
 //
-//  1. The words are computed in parallel chunks (phase 1), and a histogram
-//     of the most significant varying key bits is taken.
-//  2. One stable scatter pass (MSD radix) moves the words into buckets of a
-//     second array (phase 2).
-//  3. Buckets are split among workers by element count. Each worker sorts
-//     its buckets one by one with an LSD radix sort in cache, and passes
-//     each sorted bucket to Reduce, which writes the output compactly from
-//     the worker's first position (phase 3).
-//  4. The workers' output ranges are moved together (phase 4), only when
-//     Reduce merged duplicates.
+//   - Sort moves words key<<ib | entry: eight bytes per entry, so both of
+//     its arrays can live in the caller's output buffers (COO
+//     canonicalisation of int64/float64 data needs no memory beyond its
+//     output). Reduce reads the values at random positions.
+//   - Carry moves each entry's value along with the low bits of its key,
+//     so Reduce reads values in cache; it is about twice as fast when the
+//     values are what dominates, and needs staging arrays for keys and
+//     values (which the caller may lend when its outputs have the right
+//     widths). Keys may use all 64 bits.
 //
-// Memory: the two word arrays, which the caller may lend (Scratch1,
-// Scratch2), plus one thread-local buffer per worker as large as the largest
-// bucket.
+// Divider replaces the hardware divisions that turn keys back into
+// coordinates.
 package keysort
 
 import (
