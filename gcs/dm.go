@@ -328,7 +328,7 @@ func (d *DM) Slice(ranges ...views.Range) (*DM, error) {
 	type sel struct{ start, step, n int64 }
 	sels := make([]sel, len(ranges))
 	for a, r := range ranges {
-		s, st, n, err := resolveRange(r, d.shape[a])
+		s, st, n, err := r.Resolve(d.shape[a])
 		if err != nil {
 			return nil, err
 		}
@@ -352,54 +352,6 @@ func (d *DM) Slice(ranges ...views.Range) (*DM, error) {
 		out.shape[a] = s.n
 	}
 	return out, nil
-}
-
-// resolveRange applies a Python slice to an axis of length n: it returns
-// the first index, the step and the number of indices selected.
-func resolveRange(r views.Range, n int64) (start, step, length int64, err error) {
-	step = r.Step
-	if step == 0 {
-		return 0, 0, 0, as.Errorf(as.ErrOutOfRange, "gcs: slice step cannot be zero")
-	}
-	bound := func(b int64, isStart bool) int64 {
-		if b == views.None {
-			switch {
-			case isStart && step > 0:
-				return 0
-			case isStart:
-				return n - 1
-			case step > 0:
-				return n
-			default:
-				return -1
-			}
-		}
-		if b < 0 {
-			b += n
-			if b < 0 {
-				if step < 0 {
-					return -1
-				}
-				return 0
-			}
-			return b
-		}
-		if b >= n {
-			if step < 0 {
-				return n - 1
-			}
-			return n
-		}
-		return b
-	}
-	start, stop := bound(r.Start, true), bound(r.Stop, false)
-	switch {
-	case step > 0 && start < stop:
-		length = int64((uint64(stop-start)-1)/uint64(step)) + 1
-	case step < 0 && stop < start:
-		length = int64((uint64(start-stop)-1)/(uint64(^step)+1)) + 1
-	}
-	return start, step, length, nil
 }
 
 // Index returns the DM of the elements whose index on axis is i, with that

@@ -104,7 +104,7 @@ func (v *core) slice(ranges []Range) (*core, error) {
 		out.copyAxis(k, v, k)
 	}
 	for k, r := range ranges {
-		start, step, n, _ := r.resolve(v.shape[k])
+		start, step, n, _ := r.Resolve(v.shape[k])
 		out.shape[k] = n
 		if n == 0 {
 			continue

@@ -120,7 +120,7 @@ func TestRangeMatchesPython(t *testing.T) {
 		{Range{9, None, None}, []int64{9}}, // step None (MinInt64): one index
 	} {
 		t.Run(fmt.Sprint(tc.r), func(t *testing.T) {
-			start, step, n, err := tc.r.resolve(10)
+			start, step, n, err := tc.r.Resolve(10)
 			require.NoError(t, err)
 			var got []int64
 			for i := range n {
@@ -132,7 +132,7 @@ func TestRangeMatchesPython(t *testing.T) {
 			}
 		})
 	}
-	_, _, _, err := Range{0, 1, 0}.resolve(10)
+	_, _, _, err := Range{0, 1, 0}.Resolve(10)
 	require.ErrorIs(t, err, arrow.ErrIndex)
 }
 

@@ -34,10 +34,11 @@ func Full() Range { return Range{None, None, 1} }
 // Span returns the range start:stop with step 1.
 func Span(start, stop int64) Range { return Range{start, stop, 1} }
 
-// resolve applies the range to an axis of length n and returns the first
+// Resolve applies the range to an axis of length n and returns the first
 // index, the step and the number of indices selected, as Python's
-// slice.indices and PySlice_AdjustIndices do.
-func (r Range) resolve(n int64) (start, step, length int64, err error) {
+// slice.indices and PySlice_AdjustIndices do. A Step of 0 is an error
+// wrapping arrow.ErrIndex.
+func (r Range) Resolve(n int64) (start, step, length int64, err error) {
 	step = r.Step
 	if step == 0 {
 		return 0, 0, 0, as.Errorf(as.ErrOutOfRange, "views: slice step cannot be zero")

@@ -66,9 +66,9 @@ func TestColumnMajorUnitAxesKept(t *testing.T) {
 	for _, c := range []struct {
 		shape, strides, want []int64
 	}{
-		{[]int64{1, 7}, []int64{1, 1}, []int64{1, 1}},          // column-major: kept
-		{[]int64{5, 1, 5}, []int64{1, 5, 5}, []int64{1, 5, 5}}, // column-major: kept
-		{[]int64{1, 7}, []int64{100, 1}, []int64{7, 1}},        // seed 004: normalised
+		{[]int64{1, 7}, []int64{1, 1}, []int64{1, 1}},           // column-major: kept
+		{[]int64{5, 1, 5}, []int64{1, 5, 5}, []int64{1, 5, 5}},  // column-major: kept
+		{[]int64{1, 7}, []int64{100, 1}, []int64{7, 1}},         // seed 004: normalised
 		{[]int64{5, 1, 5}, []int64{1, 3, 5}, []int64{1, 25, 5}}, // normalised (row-major value)
 	} {
 		v, err := New(arrow.PrimitiveTypes.Float64, buf, 0, c.shape, c.strides)
