@@ -36,8 +36,8 @@ if [ "${SKIP_ANCHORS:-0}" != 1 ]; then
 fi
 
 echo "bench: this module (go test -bench, -count $COUNT)"
-go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime 1x -count "$COUNT" -timeout 60m ./coo | tee "$WORK/arrowsparse.txt"
-go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime 1x -count "$COUNT" -timeout 60m ./gcs | tee -a "$WORK/arrowsparse.txt"
-go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime 1x -count "$COUNT" -timeout 60m ./csf | tee -a "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./coo | tee "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./gcs | tee -a "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./csf | tee -a "$WORK/arrowsparse.txt"
 
 python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" | tee "$WORK/ratios.md"
