@@ -3,6 +3,7 @@ package ipc
 import (
 	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -89,6 +90,11 @@ func encodeCompressed(t as.Tensor, cfg *writeConfig) (m *wire.Message, body [][]
 		m, body, err = encodeCSX(x, x.DimNames(), nil)
 		return m, body, func() {}, true, err
 	case *gcs.Tensor:
+		for k, name := range x.DimNames() {
+			if !utf8.ValidString(name) {
+				return nil, nil, func() {}, true, as.Errorf(as.ErrStructure, "ipc: dim name %d of a GCS tensor is not valid UTF-8 (%q): the N-d names travel as JSON in the custom metadata, which cannot hold it losslessly", k, name)
+			}
+		}
 		g := gcsMeta{Version: 1, Shape: x.Shape(), Dimensions: x.Dims(), Partitioning: []int{x.Partitioning()}, DimNames: x.DimNames()}
 		v, jerr := json.Marshal(g)
 		if jerr != nil {

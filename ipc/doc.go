@@ -26,7 +26,9 @@
 // coordinate strides are always written, with Arrow C++'s rule that a matrix
 // without elements has strides [w, w]; a name string is written for every
 // dimension. Dense tensors are written with their own row- or column-major
-// strides when contiguous, and as a row-major copy otherwise.
+// strides when contiguous, and as a row-major copy otherwise; unlike Arrow
+// C++ (which drops them there, its bug of writing a stand-in tensor's
+// header), the copy keeps the dim names.
 //
 // # GCS tensors
 //
@@ -38,7 +40,8 @@
 //	{"version": 1, "shape": [2, 3, 4], "dimensions": [0, 1, 2],
 //	 "partitioning": [2], "dim_names": ["a", "b", "c"]}
 //
-// dim_names is null when the tensor has no names. This package's readers
+// dim_names is null when the tensor has no names; names must be valid UTF-8
+// to travel in JSON (the writer refuses others). This package's readers
 // restore the gcs.Tensor; a malformed value is an error.
 //
 // # Reading

@@ -303,3 +303,25 @@ func TestCSFMixedLevelTypes(t *testing.T) {
 	}
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, back))
 }
+
+// GCS dim names travel as JSON: names that are not UTF-8 are refused rather
+// than silently replaced.
+func TestGCSNamesMustBeUTF8(t *testing.T) {
+	mem := checked(t)
+	x := seedCOO(t, mem)
+	defer x.Release()
+	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	defer g.Release()
+	bad, err := g.WithDimNames("i", "j\xff", "k")
+	require.NoError(t, err)
+	defer bad.Release()
+	_, err = ipc.WriteTensor(io.Discard, bad)
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	// The same names are fine in a plain sparse message.
+	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
+	require.NoError(t, err)
+	defer c.Release()
+	_, err = ipc.WriteTensor(io.Discard, c)
+	require.NoError(t, err)
+}
