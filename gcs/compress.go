@@ -89,6 +89,11 @@ type job struct {
 	// ascending in entry order among entries of one major (the row numbers
 	// of a CSR walked for its transpose), so the sort skips those bits.
 	packed uint
+	// majors, when not nil with packed, writes the majors of entries
+	// [lo, hi) (keys>>packed): the entries are the lanes of a CSR walked in
+	// storage order, and run transposes them with a counting sort
+	// (keysort.Transpose) when it fits.
+	majors func(lo, hi int, dst []uint64)
 	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
 	// keys is nil.
 	pairs    func(lo, hi int, maj, mnr []int64)
@@ -120,9 +125,30 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 	pw, iw, vw := int64(as.ByteWidth(j.pt)), int64(as.ByteWidth(j.it)), int64(as.ByteWidth(j.vt))
 	n := int64(j.n)
 	indptr = newBuffer(mem, (j.major+1)*pw)
-	clear(indptr.Bytes())
 	indices = newBuffer(mem, n*iw)
 	values = newBuffer(mem, n*vw)
+	if n > 0 && j.majors != nil && j.packed > 0 && j.keepDups {
+		t := keysort.Transpose{
+			N:         j.n,
+			Majors:    int(j.major),
+			MinorBits: j.packed,
+			Workers:   j.workers,
+			MajorsOf:  j.majors,
+			Keys:      j.keys,
+			In:        j.in,
+			Out:       values.Bytes(),
+			VW:        int(vw),
+			Ptr:       indptr.Bytes(),
+			PW:        int(pw),
+			Idx:       indices.Bytes(),
+			IW:        int(iw),
+		}
+		if t.Fits() {
+			t.Run()
+			return indptr, indices, values, n, false
+		}
+	}
+	clear(indptr.Bytes())
 	if n == 0 {
 		return indptr, indices, values, 0, false
 	}

@@ -484,6 +484,7 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 		// Keys index<<rb | lane: the lanes come in order, so the sort only
 		// orders the indices.
 		j.keyBits, j.keys, j.packed = rb+cb, ix.transposeKeys(m, rb), rb
+		j.majors = ix.indexKeys(m)
 	} else if ok {
 		j.keyBits, j.keys = kb, ix.transposeKeys(m, 0)
 	} else {

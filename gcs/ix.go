@@ -38,6 +38,9 @@ type ixOps interface {
 	// transposeKeys and transposePairs give the sort keys of the
 	// transposed matrix.
 	transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uint64)
+	// indexKeys writes the indices of entries [lo, hi) to dst: the majors
+	// of the transposed matrix.
+	indexKeys(m *Matrix) func(lo, hi int, dst []uint64)
 	transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64)
 }
 
@@ -208,6 +211,16 @@ func (ix[P, I]) transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uin
 				end = int(ptr[k+1])
 			}
 			dst[p-lo] = uint64(idx[p])*mul + uint64(k)
+		}
+	}
+}
+
+func (ix[P, I]) indexKeys(m *Matrix) func(lo, hi int, dst []uint64) {
+	idx := idxOf[I](m)
+	return func(lo, hi int, dst []uint64) {
+		dst = dst[:hi-lo]
+		for q, c := range idx[lo:hi] {
+			dst[q] = uint64(c)
 		}
 	}
 }
