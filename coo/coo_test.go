@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -747,4 +748,34 @@ func TestLongerBuffers(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Release()
 	assert.Equal(t, float32(5), coo.At[float32](r, 1, 2))
+}
+
+// From arrow-go's dense tensors, row- and column-major.
+func TestFromArrowTensor(t *testing.T) {
+	mem := checked(t)
+	b := array.NewFloat64Builder(mem)
+	defer b.Release()
+	b.AppendValues([]float64{0, 1.5, 0, 2.5, 0, 3.5}, nil)
+	arr := b.NewFloat64Array()
+	defer arr.Release()
+	for _, c := range []struct {
+		strides []int64
+		want    []int32
+		vals    []float64
+	}{
+		{[]int64{24, 8}, []int32{0, 1, 1, 0, 1, 2}, []float64{1.5, 2.5, 3.5}}, // row-major [[0 1.5 0] [2.5 0 3.5]]
+		{[]int64{8, 16}, []int32{1, 0, 1, 1, 1, 2}, []float64{1.5, 2.5, 3.5}}, // column-major [[0 0 0] [1.5 2.5 3.5]]
+	} {
+		tn := tensor.NewFloat64(arr.Data(), []int64{2, 3}, c.strides, []string{"r", "c"})
+		x, err := coo.FromArrowTensor(mem, tn, arrow.PrimitiveTypes.Int32)
+		require.NoError(t, err)
+		got, _ := coo.Coords[int32](x)
+		vs, _ := coo.Values[float64](x)
+		assert.Equal(t, c.want, got, "strides %v", c.strides)
+		assert.Equal(t, c.vals, vs)
+		assert.Equal(t, []string{"r", "c"}, x.DimNames())
+		assert.True(t, x.IsCanonical())
+		x.Release()
+		tn.Release()
+	}
 }

@@ -3,6 +3,7 @@ package coo
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
@@ -166,4 +167,17 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 	}
 	t.refCount.Store(1)
 	return t, nil
+}
+
+// FromArrowTensor returns the canonical COO tensor of the non-zero elements
+// of an arrow-go dense tensor, as FromDense does; the tensor's data is read
+// in place through a views.View (its byte strides must be multiples of the
+// element width). The result must be released by the caller.
+func FromArrowTensor(mem memory.Allocator, src tensor.Interface, indexType arrow.DataType) (*Tensor, error) {
+	v, err := views.FromTensor(src)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return FromDense(mem, v, indexType)
 }
