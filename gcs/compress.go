@@ -89,11 +89,11 @@ type job struct {
 	// ascending in entry order among entries of one major (the row numbers
 	// of a CSR walked for its transpose), so the sort skips those bits.
 	packed uint
-	// majors, when not nil with packed, writes the majors of entries
-	// [lo, hi) (keys>>packed): the entries are the lanes of a CSR walked in
-	// storage order, and run transposes them with a counting sort
+	// count, when not nil with packed, adds one to h[major>>sh] for every
+	// entry of [lo, hi): the entries are those of a CSR walked in storage
+	// order, and run transposes them with a counting sort
 	// (keysort.Transpose) when it fits.
-	majors func(lo, hi int, dst []uint64)
+	count func(lo, hi int, sh uint, h []int)
 	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
 	// keys is nil.
 	pairs    func(lo, hi int, maj, mnr []int64)
@@ -127,13 +127,13 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 	indptr = newBuffer(mem, (j.major+1)*pw)
 	indices = newBuffer(mem, n*iw)
 	values = newBuffer(mem, n*vw)
-	if n > 0 && j.majors != nil && j.packed > 0 && j.keepDups {
+	if n > 0 && j.count != nil && j.packed > 0 && j.keepDups {
 		t := keysort.Transpose{
 			N:         j.n,
 			Majors:    int(j.major),
 			MinorBits: j.packed,
 			Workers:   j.workers,
-			MajorsOf:  j.majors,
+			Count:     j.count,
 			Keys:      j.keys,
 			In:        j.in,
 			Out:       values.Bytes(),

@@ -386,13 +386,24 @@ func (m *Matrix) ToCSR(mem memory.Allocator, o ConvertOptions) (*Matrix, error) 
 }
 
 // ToCSC returns the matrix in CSC format. A CSC is returned itself,
-// retained. A CSR is transposed physically into new buffers from mem, with a
-// parallel radix sort on o.Workers goroutines keyed by (column, row): the
-// result is sorted within every column even if the input is not sorted
-// within its rows, and duplicates are kept (o.Duplicates is ignored). The
-// index types are kept, the indices being widened if the new index range
-// needs it; o's index types override. The result must be released by the
-// caller.
+// retained. A CSR is transposed physically into new buffers from mem by a
+// stable sort of its entries by column, on o.Workers goroutines: the rows
+// come in order, so the result is sorted within every column even if the
+// input is not sorted within its rows, and duplicates are kept, in storage
+// order (o.Duplicates is ignored). The index types are kept, the indices
+// being widened if the new index range needs it; o's index types override.
+// The result must be released by the caller.
+//
+// The sort is a two-level counting sort (internal/keysort (Transpose)):
+// a parallel scatter of the entries into some thousand buckets of
+// consecutive columns, staged in the output buffers, then per bucket a
+// counting sort by column in cache that writes the pointers, row numbers
+// and values in place. Beyond the output it needs the bytes of the largest
+// bucket's entries per worker, and a staging array of 4 or 8 bytes per
+// entry when the indices are narrower than a staged key (a row number and
+// the low bits of a column number). Matrices of more than 2^32 lanes, or
+// whose (index, lane) keys do not fit in 64 bits, take the general radix
+// sort of FromCOO instead.
 func (m *Matrix) ToCSC(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
 	return m.toAxis(mem, Cols, o)
 }
@@ -484,7 +495,7 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 		// Keys index<<rb | lane: the lanes come in order, so the sort only
 		// orders the indices.
 		j.keyBits, j.keys, j.packed = rb+cb, ix.transposeKeys(m, rb), rb
-		j.majors = ix.indexKeys(m)
+		j.count = ix.countIndices(m)
 	} else if ok {
 		j.keyBits, j.keys = kb, ix.transposeKeys(m, 0)
 	} else {

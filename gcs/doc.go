@@ -136,8 +136,9 @@
 // # Concurrency
 //
 // A Matrix, Tensor or DM may be read by any number of goroutines. The
-// conversions that sort (FromCOO, TensorFromCOO, ToCSC, ToCSR, Remap) run
-// a parallel MSD+LSD radix sort on ConvertOptions.Workers goroutines (0 means
+// conversions that sort (FromCOO, TensorFromCOO, Remap) run a parallel
+// MSD+LSD radix sort, and the physical transposes (ToCSC, ToCSR) a parallel
+// two-level counting sort, on ConvertOptions.Workers goroutines (0 means
 // GOMAXPROCS); MulVec and MulDense take a worker count and split the lanes
 // into runs of equal numbers of values. Results do not depend on the number
 // of workers, except for the last bits of the floating-point sums of the

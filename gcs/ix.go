@@ -38,9 +38,9 @@ type ixOps interface {
 	// transposeKeys and transposePairs give the sort keys of the
 	// transposed matrix.
 	transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uint64)
-	// indexKeys writes the indices of entries [lo, hi) to dst: the majors
-	// of the transposed matrix.
-	indexKeys(m *Matrix) func(lo, hi int, dst []uint64)
+	// countIndices adds one to h[index>>sh] for the index of every entry
+	// of [lo, hi): the histogram of the transposed matrix's lanes.
+	countIndices(m *Matrix) func(lo, hi int, sh uint, h []int)
 	transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64)
 }
 
@@ -203,24 +203,29 @@ func (ix[P, I]) transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uin
 		mul = uint64(1) << packed
 	}
 	return func(lo, hi int, dst []uint64) {
+		// Without a branch per entry (lanes are short; its mispredictions
+		// cost more than the rest): first dst[p-lo] counts the lanes
+		// starting at p, then a running sum gives the lane of each entry.
+		dst = dst[:hi-lo]
+		clear(dst)
 		k := laneOf(ptr, int64(lo))
-		end := int(ptr[k+1])
-		for p := lo; p < hi; p++ {
-			for p >= end {
-				k++
-				end = int(ptr[k+1])
-			}
-			dst[p-lo] = uint64(idx[p])*mul + uint64(k)
+		for l := k + 1; l < int64(len(ptr)-1) && int(ptr[l]) < hi; l++ {
+			dst[int(ptr[l])-lo]++ // ptr[l] > lo: lane k is the last to start at or before lo
+		}
+		lane := uint64(k)
+		src := idx[lo:hi]
+		for q := range dst {
+			lane += dst[q]
+			dst[q] = uint64(src[q])*mul + lane
 		}
 	}
 }
 
-func (ix[P, I]) indexKeys(m *Matrix) func(lo, hi int, dst []uint64) {
+func (ix[P, I]) countIndices(m *Matrix) func(lo, hi int, sh uint, h []int) {
 	idx := idxOf[I](m)
-	return func(lo, hi int, dst []uint64) {
-		dst = dst[:hi-lo]
-		for q, c := range idx[lo:hi] {
-			dst[q] = uint64(c)
+	return func(lo, hi int, sh uint, h []int) {
+		for _, c := range idx[lo:hi] {
+			h[uint64(c)>>sh]++
 		}
 	}
 }

@@ -22,6 +22,14 @@
 //     values (which the caller may lend when its outputs have the right
 //     widths). Keys may use all 64 bits.
 //
+// Transpose is a third engine for keys whose low part is already in order
+// within each high part, as the (column, row) keys of a CSR walked in
+// storage order are: a stable sort by the high part alone is then a
+// counting sort. It scatters entries into buckets of consecutive high
+// parts like the others, then counts and places each bucket in cache and
+// writes compressed output (pointers, low parts, values) directly, with
+// neither an LSD sort nor a reducer.
+//
 // Divider replaces the hardware divisions that turn keys back into
 // coordinates.
 package keysort

@@ -15,7 +15,7 @@ import (
 // and no reducer:
 //
 //  1. Each worker counts the entries of its chunk per bucket, a bucket
-//     being a run of 2^L consecutive majors (phase 1; Majors gives only the
+//     being a run of 2^L consecutive majors (phase 1; Count sees only the
 //     majors, which is cheaper than the full keys).
 //  2. Each worker scatters, stably, the key bits below the bucket (the
 //     major's low L bits and the minor) and the value of each entry of its
@@ -45,13 +45,12 @@ type Transpose struct {
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
 
-	// MajorsOf writes the major part of the key of entry i
-	// (key>>MinorBits) to dst[i-lo] for every i in [lo, hi), and Keys the
-	// whole key. They
-	// are called once per entry each, concurrently for disjoint ranges, and
-	// must agree.
-	MajorsOf func(lo, hi int, dst []uint64)
-	Keys     func(lo, hi int, dst []uint64)
+	// Count adds one to h[key>>(MinorBits+sh)] (the entry's major shifted
+	// right by sh) for every entry of [lo, hi), and Keys writes the key of
+	// entry i to dst[i-lo] for every i in [lo, hi). Each is called once per
+	// entry, concurrently for disjoint ranges, and they must agree.
+	Count func(lo, hi int, sh uint, h []int)
+	Keys  func(lo, hi int, dst []uint64)
 
 	// In holds the values of the entries, VW bytes each (1, 2, 4 or 8), in
 	// entry order; Out receives them in key order (N values).
@@ -122,14 +121,7 @@ func (t *Transpose) Run() {
 	hist := make([][]int, workers)
 	parallel(workers, func(c int) {
 		h := make([]int, nb)
-		buf := make([]uint64, chunk)
-		for a := chunks[c]; a < chunks[c+1]; a += chunk {
-			b := min(a+chunk, chunks[c+1])
-			t.MajorsOf(a, b, buf)
-			for _, k := range buf[:b-a] {
-				h[k>>l]++
-			}
-		}
+		t.Count(chunks[c], chunks[c+1], l, h)
 		hist[c] = h
 	})
 	starts := make([]int, nb+1) // bucket b is [starts[b], starts[b+1])
@@ -152,7 +144,7 @@ func (t *Transpose) Run() {
 		kw = 4
 	}
 	if t.IW == 8 {
-		kw = 8
+		kw = 8 // staging in Idx beats a fresh 4-byte array
 	}
 	sk := t.Idx
 	if t.IW != kw {

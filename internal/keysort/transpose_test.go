@@ -46,7 +46,11 @@ func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, p
 		Majors:    majors,
 		MinorBits: minorBits,
 		Workers:   workers,
-		MajorsOf:  func(lo, hi int, dst []uint64) { copy(dst, maj[lo:hi]) },
+		Count: func(lo, hi int, sh uint, h []int) {
+			for _, k := range maj[lo:hi] {
+				h[k>>sh]++
+			}
+		},
 		Keys: func(lo, hi int, dst []uint64) {
 			for i := lo; i < hi; i++ {
 				dst[i-lo] = maj[i]<<minorBits | mnr[i]
