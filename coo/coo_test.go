@@ -17,15 +17,9 @@ import (
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
-
-func checked(t *testing.T) *memory.CheckedAllocator {
-	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	return mem
-}
 
 func dense2(t *testing.T, d as.Dense) [][]float64 {
 	t.Helper()
@@ -43,7 +37,7 @@ func dense2(t *testing.T, d as.Dense) [][]float64 {
 
 // Seed 000: the 2×3 array with entries (0,1)=1, (1,0)=2, (1,2)=3.
 func TestSeed000Small(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{2, 3}, []int32{0, 1, 1, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Release()
@@ -66,7 +60,7 @@ func TestSeed000Small(t *testing.T) {
 
 // Seed 000: the 4×5 array in COO form.
 func TestSeed000FourByFive(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	rows := []int64{0, 0, 1, 1, 2, 2, 2, 3, 3}
 	cols := []int64{2, 4, 0, 3, 0, 2, 3, 3, 4}
 	coords := append(slices.Clone(rows), cols...)
@@ -99,167 +93,6 @@ func TestSeed000FourByFive(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// ref is a dense reference: a map from linear index to the list of values
-// stored there, in storage order.
-type ref struct {
-	shape   []int64
-	entries map[int64][]float64
-}
-
-func linear(shape, c []int64) int64 {
-	q := int64(0)
-	for k := range shape {
-		q = q*shape[k] + c[k]
-	}
-	return q
-}
-
-func unlinear(shape []int64, q int64) []int64 {
-	c := make([]int64, len(shape))
-	for k := len(shape) - 1; k >= 0; k-- {
-		c[k] = q % shape[k]
-		q /= shape[k]
-	}
-	return c
-}
-
-func (r ref) combined(p as.Duplicates) map[int64]float64 {
-	out := map[int64]float64{}
-	for q, vs := range r.entries {
-		acc := vs[0]
-		for _, v := range vs[1:] {
-			switch p {
-			case as.SumDuplicates:
-				acc += v
-			case as.KeepLast:
-				acc = v
-			case as.KeepMin:
-				acc = math.Min(acc, v)
-			case as.KeepMax:
-				acc = math.Max(acc, v)
-			}
-		}
-		out[q] = acc
-	}
-	return out
-}
-
-// randomCOO makes a random tensor with duplicates and small integer values
-// (exact in every value type).
-func randomCOO(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, nnz int, layout coo.Layout, it, vt arrow.DataType) (*coo.Tensor, ref) {
-	t.Helper()
-	nd := len(shape)
-	rf := ref{shape: shape, entries: map[int64][]float64{}}
-	size := int64(1)
-	for _, d := range shape {
-		size *= d
-	}
-	if size == 0 {
-		nnz = 0
-	}
-	coords := make([][]int64, nnz)
-	vals := make([]float64, nnz)
-	for i := range nnz {
-		c := make([]int64, nd)
-		if i > 0 && r.IntN(4) == 0 {
-			copy(c, coords[r.IntN(i)]) // a duplicate
-		} else {
-			for k := range c {
-				c[k] = r.Int64N(shape[k])
-			}
-		}
-		coords[i] = c
-		vals[i] = float64(r.IntN(3) + 1) // sums stay exact in int8
-		q := linear(shape, c)
-		rf.entries[q] = append(rf.entries[q], vals[i])
-	}
-	// Lay out the coordinate matrix, as int64 first.
-	flat := make([]int64, nnz*nd)
-	for i, c := range coords {
-		for k, v := range c {
-			if layout == coo.RowMajor {
-				flat[i*nd+k] = v
-			} else {
-				flat[k*nnz+i] = v
-			}
-		}
-	}
-	ib := memory.NewResizableBuffer(mem)
-	ib.Resize(len(flat) * as.ByteWidth(it))
-	defer ib.Release()
-	for j, v := range flat {
-		putInt(ib.Bytes(), it, j, v)
-	}
-	vb := memory.NewResizableBuffer(mem)
-	vb.Resize(nnz * as.ByteWidth(vt))
-	defer vb.Release()
-	for j, v := range vals {
-		putFloat(vb.Bytes(), vt, j, v)
-	}
-	x, err := coo.New(vt, it, shape, ib, layout, vb, int64(nnz))
-	require.NoError(t, err)
-	return x, rf
-}
-
-func putInt(b []byte, dt arrow.DataType, j int, v int64) {
-	switch dt.ID() {
-	case arrow.INT8, arrow.UINT8:
-		b[j] = byte(v)
-	case arrow.INT16, arrow.UINT16:
-		as.MustSliceBytes[uint16](b)[j] = uint16(v)
-	case arrow.INT32, arrow.UINT32:
-		as.MustSliceBytes[uint32](b)[j] = uint32(v)
-	default:
-		as.MustSliceBytes[int64](b)[j] = v
-	}
-}
-
-func putFloat(b []byte, dt arrow.DataType, j int, v float64) {
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		as.MustSliceBytes[float64](b)[j] = v
-	case arrow.FLOAT32:
-		as.MustSliceBytes[float32](b)[j] = float32(v)
-	case arrow.FLOAT16:
-		as.MustSliceBytes[float16.Num](b)[j] = as.Float32ToHalf(float32(v))
-	case arrow.INT8, arrow.UINT8:
-		b[j] = byte(int64(v))
-	case arrow.INT16, arrow.UINT16:
-		as.MustSliceBytes[uint16](b)[j] = uint16(int64(v))
-	case arrow.INT32, arrow.UINT32:
-		as.MustSliceBytes[uint32](b)[j] = uint32(int64(v))
-	default:
-		as.MustSliceBytes[uint64](b)[j] = uint64(int64(v))
-	}
-}
-
-func getFloat(b []byte, dt arrow.DataType, j int64) float64 {
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		return as.MustSliceBytes[float64](b)[j]
-	case arrow.FLOAT32:
-		return float64(as.MustSliceBytes[float32](b)[j])
-	case arrow.FLOAT16:
-		return float64(as.HalfToFloat32(as.MustSliceBytes[float16.Num](b)[j]))
-	case arrow.INT8:
-		return float64(int8(b[j]))
-	case arrow.UINT8:
-		return float64(b[j])
-	case arrow.INT16:
-		return float64(as.MustSliceBytes[int16](b)[j])
-	case arrow.UINT16:
-		return float64(as.MustSliceBytes[uint16](b)[j])
-	case arrow.INT32:
-		return float64(as.MustSliceBytes[int32](b)[j])
-	case arrow.UINT32:
-		return float64(as.MustSliceBytes[uint32](b)[j])
-	case arrow.INT64:
-		return float64(as.MustSliceBytes[int64](b)[j])
-	default:
-		return float64(as.MustSliceBytes[uint64](b)[j])
-	}
-}
-
 // entries reads a tensor's stored entries as (linear index, value) pairs.
 func entries(t *testing.T, x *coo.Tensor) ([]int64, []float64) {
 	t.Helper()
@@ -270,44 +103,27 @@ func entries(t *testing.T, x *coo.Tensor) ([]int64, []float64) {
 		for k := range c {
 			c[k] = x.Coord(i, k)
 		}
-		qs = append(qs, linear(x.Shape(), c))
-		vs = append(vs, getFloat(x.ValuesBuffer().Bytes(), x.DataType(), i))
+		qs = append(qs, testutil.Linear(x.Shape(), c))
+		vs = append(vs, testutil.GetFloat(x.ValuesBuffer().Bytes(), x.DataType(), i))
 	}
 	return qs, vs
 }
 
-var (
-	indexTypes = []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32}
-	valueTypes = []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64, arrow.FixedWidthTypes.Float16, arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64}
-)
-
-func randomShape(r *rand.Rand) []int64 {
-	nd := r.IntN(5)
-	shape := make([]int64, nd)
-	for k := range shape {
-		shape[k] = r.Int64N(9) + 1
-		if r.IntN(25) == 0 {
-			shape[k] = 0
-		}
-	}
-	return shape
-}
-
 func TestPropertyAgainstDense(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	for trial := range 400 {
-		it := indexTypes[trial%len(indexTypes)]
-		vt := valueTypes[trial%len(valueTypes)]
+		it := testutil.IndexTypes[trial%len(testutil.IndexTypes)]
+		vt := testutil.ValueTypes[trial%len(testutil.ValueTypes)]
 		layout := coo.Layout(trial % 2)
-		shape := randomShape(r)
+		shape := testutil.RandomShape(r, 0, 4, 9, 25)
 		nnz := r.IntN(40)
 		if len(shape) == 0 {
 			nnz = r.IntN(3)
 		}
 		name := fmt.Sprintf("%d/%v/%s/%s/%s/nnz%d", trial, shape, it, vt, layout, nnz)
 		t.Run(name, func(t *testing.T) {
-			x, rf := randomCOO(t, mem, r, shape, nnz, layout, it, vt)
+			x, rf := testutil.RandomCOO(t, mem, r, shape, nnz, layout, it, vt, 4)
 			defer x.Release()
 			require.NoError(t, x.Validate())
 
@@ -324,12 +140,12 @@ func TestPropertyAgainstDense(t *testing.T) {
 			// ToDense sums duplicates.
 			d, err := x.ToDense(mem)
 			require.NoError(t, err)
-			want := rf.combined(as.SumDuplicates)
+			want := rf.Combined(as.SumDuplicates)
 			dv := d.(*views.View)
 			size := dv.Len()
 			db := dv.Buffer().Bytes()
 			for q := range size {
-				assert.Equal(t, want[q], getFloat(db, vt, q), "dense element %d", q)
+				assert.Equal(t, want[q], testutil.GetFloat(db, vt, q), "dense element %d", q)
 			}
 			d.Release()
 
@@ -340,7 +156,7 @@ func TestPropertyAgainstDense(t *testing.T) {
 				require.NoError(t, c.Validate())
 				cq, cv := entries(t, c)
 				wq := make([]int64, 0)
-				for q := range rf.combined(p) {
+				for q := range rf.Combined(p) {
 					wq = append(wq, q)
 				}
 				slices.Sort(wq)
@@ -348,16 +164,16 @@ func TestPropertyAgainstDense(t *testing.T) {
 					wq = nil
 				}
 				assert.Equal(t, wq, cq, "policy %s", p)
-				wv := rf.combined(p)
+				wv := rf.Combined(p)
 				for i, q := range cq {
 					assert.Equal(t, wv[q], cv[i], "policy %s entry %d", p, i)
-					assert.Equal(t, wv[q], atFloat(c, unlinear(shape, q)))
-					assert.Equal(t, rf.combined(as.SumDuplicates)[q], atFloat(x, unlinear(shape, q)))
+					assert.Equal(t, wv[q], atFloat(c, testutil.Unlinear(shape, q)))
+					assert.Equal(t, rf.Combined(as.SumDuplicates)[q], atFloat(x, testutil.Unlinear(shape, q)))
 				}
 				c.Release()
 			}
 			rc, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: as.RejectDuplicates})
-			hasDup := len(rf.entries) < int(x.NNZ())
+			hasDup := len(rf.Entries) < int(x.NNZ())
 			if hasDup {
 				require.ErrorIs(t, err, as.ErrNotCanonical)
 			} else {
@@ -402,7 +218,7 @@ func atFloat(x *coo.Tensor, idx []int64) float64 {
 // Large inputs take the parallel radix path; check it against the slow
 // reference on both layouts and on shapes whose keys need the fallback.
 func TestCanonicalizeLarge(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(9, 10))
 	cases := []struct {
 		shape []int64
@@ -480,7 +296,7 @@ func TestCanonicalizeLarge(t *testing.T) {
 }
 
 func TestCanonicalizeReturnsCanonicalReceiver(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{3}, []int8{0, 2}, coo.RowMajor, []float32{1, 2})
 	require.NoError(t, err)
 	defer x.Release()
@@ -491,7 +307,7 @@ func TestCanonicalizeReturnsCanonicalReceiver(t *testing.T) {
 }
 
 func TestZeroD(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, nil, []int64{}, coo.RowMajor, []float64{1.5, 2})
 	require.NoError(t, err)
 	defer x.Release()
@@ -509,7 +325,7 @@ func TestZeroD(t *testing.T) {
 }
 
 func TestBuilder(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	b := coo.NewBuilder[int32, float64](mem, 3, 4)
 	defer b.Release()
 	b.SetDimNames("user", "movie")
@@ -535,7 +351,7 @@ func TestBuilder(t *testing.T) {
 
 // Seed 003's "user, movie, rating" table round-trips through a record batch.
 func TestRecordRoundTrip(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	bld := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
 		{Name: "user", Type: arrow.PrimitiveTypes.Uint32},
 		{Name: "movie", Type: arrow.PrimitiveTypes.Int64},
@@ -586,7 +402,7 @@ func TestRecordRoundTrip(t *testing.T) {
 }
 
 func TestPermuteAndLayout(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int16{0, 0, 1, 0, 2, 1, 1, 0, 3}, coo.RowMajor, []int32{1, 2, 3}, coo.WithDimNames("a", "b", "c"))
 	require.NoError(t, err)
 	defer x.Release()
@@ -614,7 +430,7 @@ func TestPermuteAndLayout(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	buf := func(n int) *memory.Buffer {
 		b := memory.NewResizableBuffer(mem)
 		b.Resize(n)
@@ -689,7 +505,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestFromDenseStrided(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	// A column-major 2×3 view: Arrow C++ gets this wrong (apache/arrow#47520).
 	buf := views.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
@@ -719,7 +535,7 @@ func TestFromDenseStrided(t *testing.T) {
 // Buffers may be longer than needed by any number of bytes (IPC pads them,
 // crafted messages need not).
 func TestLongerBuffers(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	cb := memory.NewResizableBuffer(mem)
 	cb.Resize(4*8 + 3)
 	defer cb.Release()
@@ -752,7 +568,7 @@ func TestLongerBuffers(t *testing.T) {
 
 // From arrow-go's dense tensors, row- and column-major.
 func TestFromArrowTensor(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	b := array.NewFloat64Builder(mem)
 	defer b.Release()
 	b.AppendValues([]float64{0, 1.5, 0, 2.5, 0, 3.5}, nil)

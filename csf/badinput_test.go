@@ -11,15 +11,8 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 )
-
-// bufOf copies s into a new buffer from mem.
-func bufOf[T as.Value](mem memory.Allocator, s []T) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(len(as.BytesOf(s)))
-	copy(b.Bytes(), as.BytesOf(s))
-	return b
-}
 
 // handBuilt holds the seed 003 tensor as the Go slices of its levels, to be
 // spoilt one way or another and handed to New.
@@ -50,20 +43,20 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 	var lv []csf.Level
 	var bufs []*memory.Buffer
 	for l, ix := range h.indices {
-		b := bufOf(mem, ix)
+		b := testutil.BufferOf(mem, ix)
 		bufs = append(bufs, b)
 		level := csf.Level{Indices: b, IndicesType: i32, Len: int64(len(ix))}
 		if lens != nil {
 			level.Len = lens[l]
 		}
 		if l < len(h.indptr) {
-			p := bufOf(mem, h.indptr[l])
+			p := testutil.BufferOf(mem, h.indptr[l])
 			bufs = append(bufs, p)
 			level.Indptr, level.IndptrType = p, i32
 		}
 		lv = append(lv, level)
 	}
-	vb := bufOf(mem, h.values)
+	vb := testutil.BufferOf(mem, h.values)
 	defer vb.Release()
 	for _, b := range bufs {
 		defer b.Release()
@@ -72,7 +65,7 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 }
 
 func TestNewAdoptsBuffers(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	h := seed003Levels()
 	x, err := h.build(t, mem, nil, csf.WithDimNames("i", "j", "k", "l"))
 	require.NoError(t, err)
@@ -124,7 +117,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	cases := []struct {
 		name  string
 		spoil func(h *handBuilt) []int64 // returns level lengths, or nil
@@ -198,11 +191,11 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, as.ErrStructure)
 
 	// Types, alignment, rank.
-	ib := bufOf(mem, []int64{0, 1})
+	ib := testutil.BufferOf(mem, []int64{0, 1})
 	defer ib.Release()
-	pb := bufOf(mem, []int64{0, 1, 2})
+	pb := testutil.BufferOf(mem, []int64{0, 1, 2})
 	defer pb.Release()
-	vb := bufOf(mem, []float64{1, 2})
+	vb := testutil.BufferOf(mem, []float64{1, 2})
 	defer vb.Release()
 	good := []csf.Level{{Indices: ib, IndicesType: i64, Indptr: pb, IndptrType: i64, Len: 2}, {Indices: ib, IndicesType: i64, Len: 2}}
 	x, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, good, vb, 2)
@@ -226,7 +219,7 @@ func TestBadInput(t *testing.T) {
 	defer odd.Release()
 	bad = append([]csf.Level(nil), good...)
 	bad[1].Indices, bad[1].Len = odd, 1
-	bad[0].Indptr = bufOf(mem, []int64{0, 1, 1})
+	bad[0].Indptr = testutil.BufferOf(mem, []int64{0, 1, 1})
 	defer bad[0].Indptr.Release()
 	_, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, bad, vb, 1)
 	require.ErrorIs(t, err, as.ErrAlignment)

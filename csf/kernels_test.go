@@ -15,6 +15,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -115,7 +116,7 @@ func assertClose(t *testing.T, want, got []float64, msg string) {
 }
 
 func TestMTTKRPAgainstCOO(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(21, 22))
 	cases := []struct {
 		shape []int64
@@ -129,7 +130,7 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 		{[]int64{4, 3}, 0},
 	}
 	for _, tc := range cases {
-		x, _ := randomCOO(t, mem, r, tc.shape, tc.nnz, coo.Layout(r.IntN(2)), i64, f64)
+		x, _ := testutil.RandomCOO(t, mem, r, tc.shape, tc.nnz, coo.Layout(r.IntN(2)), i64, f64, 4)
 		nd := len(tc.shape)
 		for oi, order := range [][]int{nil, r.Perm(nd), r.Perm(nd)} {
 			o := csf.ConvertOptions{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]}
@@ -183,10 +184,10 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 }
 
 func TestMTTKRPFloat32AndSub(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(23, 24))
 	shape := []int64{5, 6, 7}
-	x, _ := randomCOO(t, mem, r, shape, 80, coo.RowMajor, i64, f64)
+	x, _ := testutil.RandomCOO(t, mem, r, shape, 80, coo.RowMajor, i64, f64, 4)
 	defer x.Release()
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
@@ -265,15 +266,15 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 }
 
 func TestTTV(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(31, 32))
 	for trial := range 60 {
-		shape := randomShape(r, 2)
+		shape := testutil.RandomShape(r, 2, 5, 7, 30)
 		nd := len(shape)
-		x, m := randomCOO(t, mem, r, shape, r.IntN(60), coo.RowMajor, i16, f64)
+		x, m := testutil.RandomCOO(t, mem, r, shape, r.IntN(60), coo.RowMajor, i16, f64, 4)
 		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Workers: 1 + r.IntN(3)})
 		require.NoError(t, err)
-		want := m.combined(as.SumDuplicates)
+		want := m.Combined(as.SumDuplicates)
 		for mode := range nd {
 			v := make([]float64, shape[mode])
 			for j := range v {
@@ -284,8 +285,8 @@ func TestTTV(t *testing.T) {
 			ref := map[int64]float64{}
 			structure := map[int64]bool{}
 			for q, val := range want {
-				cc := unlinear(shape, q)
-				p := linear(rest, slices.Delete(slices.Clone(cc), mode, mode+1))
+				cc := testutil.Unlinear(shape, q)
+				p := testutil.Linear(rest, slices.Delete(slices.Clone(cc), mode, mode+1))
 				ref[p] += val * v[cc[mode]]
 				structure[p] = true
 			}
@@ -325,7 +326,7 @@ func TestTTV(t *testing.T) {
 		x.Release()
 	}
 	// Errors.
-	x, _ := randomCOO(t, mem, r, []int64{3, 4, 5}, 10, coo.RowMajor, i16, f64)
+	x, _ := testutil.RandomCOO(t, mem, r, []int64{3, 4, 5}, 10, coo.RowMajor, i16, f64, 4)
 	defer x.Release()
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	require.NoError(t, err)
@@ -341,10 +342,10 @@ func TestTTV(t *testing.T) {
 // TestTTVSub runs TTV and TTVDense on sub-tensors, whose levels and values
 // do not start at the first node of their buffers.
 func TestTTVSub(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(33, 34))
 	shape := []int64{4, 5, 6, 3}
-	x, _ := randomCOO(t, mem, r, shape, 200, coo.ColMajor, i32, f64)
+	x, _ := testutil.RandomCOO(t, mem, r, shape, 200, coo.ColMajor, i32, f64, 4)
 	defer x.Release()
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: []int{1, 3, 0, 2}})
 	require.NoError(t, err)
@@ -362,7 +363,7 @@ func TestTTVSub(t *testing.T) {
 			rest := slices.Delete(slices.Clone(sh), mode, mode+1)
 			want := map[int64]float64{}
 			for idx, val := range views.All[float64](d) {
-				q := linear(rest, slices.Delete(slices.Clone(idx), mode, mode+1))
+				q := testutil.Linear(rest, slices.Delete(slices.Clone(idx), mode, mode+1))
 				want[q] += val * v[idx[mode]]
 			}
 			for q, val := range want {

@@ -15,6 +15,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -22,161 +23,7 @@ var (
 	i8, i16, i32, i64 = arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64
 	u8, u16, u32      = arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32
 	f64               = arrow.PrimitiveTypes.Float64
-	indexTypes        = []arrow.DataType{i8, i16, i32, i64, u8, u16, u32}
-	valueTypes        = []arrow.DataType{i8, i16, i32, i64, u8, u16, u32, arrow.PrimitiveTypes.Uint64,
-		arrow.FixedWidthTypes.Float16, arrow.PrimitiveTypes.Float32, f64}
 )
-
-// linear is the row-major linear index of c.
-func linear(shape, c []int64) int64 {
-	q := int64(0)
-	for k := range shape {
-		q = q*shape[k] + c[k]
-	}
-	return q
-}
-
-func unlinear(shape []int64, q int64) []int64 {
-	c := make([]int64, len(shape))
-	for k := len(shape) - 1; k >= 0; k-- {
-		c[k] = q % shape[k]
-		q /= shape[k]
-	}
-	return c
-}
-
-// model is the reference: the values stored at each linear index, in
-// storage order.
-type model struct {
-	shape []int64
-	at    map[int64][]float64
-}
-
-func (m model) combined(p as.Duplicates) map[int64]float64 {
-	out := map[int64]float64{}
-	for q, vs := range m.at {
-		acc := vs[0]
-		for _, v := range vs[1:] {
-			switch p {
-			case as.SumDuplicates:
-				acc += v
-			case as.KeepLast:
-				acc = v
-			case as.KeepMin:
-				acc = math.Min(acc, v)
-			case as.KeepMax:
-				acc = math.Max(acc, v)
-			}
-		}
-		out[q] = acc
-	}
-	return out
-}
-
-// randomCOO returns a random COO tensor with about a quarter of its entries
-// repeating earlier coordinates, and small integer values that stay exact
-// in every value type.
-func randomCOO(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, nnz int, layout coo.Layout, it, vt arrow.DataType) (*coo.Tensor, model) {
-	t.Helper()
-	nd := len(shape)
-	m := model{shape: shape, at: map[int64][]float64{}}
-	for _, d := range shape {
-		if d == 0 {
-			nnz = 0
-		}
-	}
-	cs := make([][]int64, nnz)
-	flat := make([]int64, nnz*nd)
-	vals := make([]float64, nnz)
-	for i := range nnz {
-		c := make([]int64, nd)
-		if i > 0 && r.IntN(4) == 0 {
-			copy(c, cs[r.IntN(i)])
-		} else {
-			for k := range c {
-				c[k] = r.Int64N(shape[k])
-			}
-		}
-		cs[i] = c
-		vals[i] = float64(r.IntN(3) + 1)
-		q := linear(shape, c)
-		m.at[q] = append(m.at[q], vals[i])
-		for k, v := range c {
-			if layout == coo.RowMajor {
-				flat[i*nd+k] = v
-			} else {
-				flat[k*nnz+i] = v
-			}
-		}
-	}
-	cb := memory.NewResizableBuffer(mem)
-	cb.Resize(len(flat) * as.ByteWidth(it))
-	defer cb.Release()
-	for j, v := range flat {
-		putInt(cb.Bytes(), it, j, v)
-	}
-	vb := memory.NewResizableBuffer(mem)
-	vb.Resize(nnz * as.ByteWidth(vt))
-	defer vb.Release()
-	for j, v := range vals {
-		putValue(vb.Bytes(), vt, j, v)
-	}
-	x, err := coo.New(vt, it, shape, cb, layout, vb, int64(nnz))
-	require.NoError(t, err)
-	return x, m
-}
-
-func putInt(b []byte, dt arrow.DataType, j int, v int64) {
-	switch as.ByteWidth(dt) {
-	case 1:
-		b[j] = byte(v)
-	case 2:
-		as.MustSliceBytes[uint16](b)[j] = uint16(v)
-	case 4:
-		as.MustSliceBytes[uint32](b)[j] = uint32(v)
-	default:
-		as.MustSliceBytes[int64](b)[j] = v
-	}
-}
-
-func putValue(b []byte, dt arrow.DataType, j int, v float64) {
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		as.MustSliceBytes[float64](b)[j] = v
-	case arrow.FLOAT32:
-		as.MustSliceBytes[float32](b)[j] = float32(v)
-	case arrow.FLOAT16:
-		as.MustSliceBytes[float16.Num](b)[j] = float16.New(float32(v))
-	default:
-		putInt(b, dt, j, int64(v))
-	}
-}
-
-func getValue(b []byte, dt arrow.DataType, j int64) float64 {
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		return as.MustSliceBytes[float64](b)[j]
-	case arrow.FLOAT32:
-		return float64(as.MustSliceBytes[float32](b)[j])
-	case arrow.FLOAT16:
-		return float64(as.MustSliceBytes[float16.Num](b)[j].Float32())
-	case arrow.UINT64:
-		return float64(as.MustSliceBytes[uint64](b)[j])
-	}
-	return float64(getInt(b, dt, j))
-}
-
-func randomShape(r *rand.Rand, minDims int) []int64 {
-	nd := minDims + r.IntN(4)
-	shape := make([]int64, nd)
-	for k := range shape {
-		shape[k] = r.Int64N(7) + 1
-		if r.IntN(30) == 0 {
-			shape[k] = 0
-		}
-	}
-	return shape
-}
 
 // entriesOf reads a tensor's coordinates in tree order through All, and its
 // values.
@@ -254,23 +101,18 @@ func valuesOf(x *csf.Tensor) []float64 {
 	defer c.Release()
 	out := make([]float64, c.NNZ())
 	for j := range out {
-		out[j] = getValue(c.ValuesBuffer().Bytes(), c.DataType(), int64(j))
+		out[j] = testutil.GetFloat(c.ValuesBuffer().Bytes(), c.DataType(), int64(j))
 	}
 	return out
 }
 
-// denseOf reads a dense view into a map of its non-zero elements.
+// denseOf reads a dense tensor into a map of its non-zero elements.
 func denseOf(t *testing.T, d as.Dense) map[int64]float64 {
 	t.Helper()
-	v := d.(*views.View)
 	out := map[int64]float64{}
-	n, err := as.NumElements(v.Shape())
-	require.NoError(t, err)
-	for q := range n {
-		idx := unlinear(v.Shape(), q)
-		x := getValue(v.Buffer().Bytes(), v.DataType(), v.Offset(idx...))
+	for q, x := range testutil.DenseValues(t, d) {
 		if x != 0 {
-			out[q] = x
+			out[int64(q)] = x
 		}
 	}
 	return out
@@ -287,7 +129,7 @@ func checkAgainst(t *testing.T, mem memory.Allocator, x *csf.Tensor, want map[in
 	cs, vs := entriesOf(t, x)
 	require.Len(t, cs, len(want))
 	for j, c := range cs {
-		assert.Equal(t, want[linear(shape, c)], vs[j], "entry %d at %v", j, c)
+		assert.Equal(t, want[testutil.Linear(shape, c)], vs[j], "entry %d at %v", j, c)
 		if j > 0 {
 			// Tree order: increasing in axis order.
 			a, b := make([]int64, len(c)), make([]int64, len(c))
@@ -299,11 +141,11 @@ func checkAgainst(t *testing.T, mem memory.Allocator, x *csf.Tensor, want map[in
 	}
 	if x.DataType().ID() == arrow.FLOAT64 {
 		for q, v := range want {
-			assert.Equal(t, v, csf.At[float64](x, unlinear(shape, q)...))
+			assert.Equal(t, v, csf.At[float64](x, testutil.Unlinear(shape, q)...))
 		}
 		if n, _ := as.NumElements(shape); n > 0 {
 			q := int64(len(cs)*7919) % n
-			assert.Equal(t, want[q], csf.At[float64](x, unlinear(shape, q)...))
+			assert.Equal(t, want[q], csf.At[float64](x, testutil.Unlinear(shape, q)...))
 		}
 	}
 	d, err := x.ToDense(mem)
@@ -329,16 +171,16 @@ func randomOrder(r *rand.Rand, nd int) []int {
 }
 
 func TestPropertyFromCOO(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(3, 5))
 	policies := []as.Duplicates{as.SumDuplicates, as.KeepLast, as.KeepFirst, as.KeepMin, as.KeepMax}
 	for trial := range 300 {
-		shape := randomShape(r, 2)
+		shape := testutil.RandomShape(r, 2, 5, 7, 30)
 		nd := len(shape)
-		it := indexTypes[trial%len(indexTypes)]
-		vt := valueTypes[trial%len(valueTypes)]
+		it := testutil.IndexTypes[trial%len(testutil.IndexTypes)]
+		vt := testutil.ValueTypes[trial%len(testutil.ValueTypes)]
 		layout := coo.Layout(r.IntN(2))
-		x, m := randomCOO(t, mem, r, shape, r.IntN(40), layout, it, vt)
+		x, m := testutil.RandomCOO(t, mem, r, shape, r.IntN(40), layout, it, vt, 4)
 		o := csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Duplicates: policies[trial%len(policies)], Workers: 1 + r.IntN(3)}
 		if trial%3 == 0 {
 			// A type per level, as narrow as fits.
@@ -353,7 +195,7 @@ func TestPropertyFromCOO(t *testing.T) {
 		}
 		c, err := csf.FromCOO(mem, x, o)
 		require.NoError(t, err, "trial %d shape %v", trial, shape)
-		want := m.combined(o.Duplicates)
+		want := m.Combined(o.Duplicates)
 		checkAgainst(t, mem, c, want)
 		if o.AxisOrder == nil {
 			assert.Equal(t, csf.DefaultAxisOrder(shape), c.AxisOrder())
@@ -377,7 +219,7 @@ func TestPropertyFromCOO(t *testing.T) {
 			s := c.Sub(fix...)
 			sub := map[int64]float64{}
 			for q, v := range want {
-				cc := unlinear(shape, q)
+				cc := testutil.Unlinear(shape, q)
 				match := true
 				for l, f := range fix {
 					match = match && cc[order[l]] == f
@@ -391,7 +233,7 @@ func TestPropertyFromCOO(t *testing.T) {
 						rest = append(rest, cc[k])
 					}
 				}
-				sub[linear(s.Shape(), rest)] = v
+				sub[testutil.Linear(s.Shape(), rest)] = v
 			}
 			checkAgainst(t, mem, s, sub)
 			if s.NumDims() >= 2 {
@@ -435,12 +277,12 @@ func TestPropertyFromCOO(t *testing.T) {
 // large enough for several chunks, and checks that the buffers do not
 // depend on the number of workers.
 func TestLargeParallel(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	shape := []int64{40, 1000, 30}
-	x, m := randomCOO(t, mem, r, shape, 150_000, coo.ColMajor, i32, f64)
+	x, m := testutil.RandomCOO(t, mem, r, shape, 150_000, coo.ColMajor, i32, f64, 4)
 	defer x.Release()
-	want := m.combined(as.SumDuplicates)
+	want := m.Combined(as.SumDuplicates)
 	var first *csf.Tensor
 	for _, workers := range []int{1, 2, 3, 5} {
 		for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, nil} {
@@ -469,7 +311,7 @@ func TestLargeParallel(t *testing.T) {
 // TestHypersparseFallback uses shapes whose linear keys do not fit in 64
 // bits, so that the conversions sort coordinate rows instead of keys.
 func TestHypersparseFallback(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(41, 42))
 	// The first shape is sorted in parts of levels whose keys fit; the
 	// second has a dimension too large for any key next to the entry
@@ -549,7 +391,7 @@ func TestHypersparseFallback(t *testing.T) {
 // TestFromDenseStrided converts transposed and flipped dense views: any
 // strides work, negative zero is zero and NaN is stored.
 func TestFromDenseStrided(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(61, 62))
 	shape := []int64{4, 3, 5}
 	d, err := views.Alloc(mem, f64, shape)
@@ -557,7 +399,7 @@ func TestFromDenseStrided(t *testing.T) {
 	defer d.Release()
 	for q := range int64(60) {
 		if r.IntN(3) == 0 {
-			require.NoError(t, views.Set(d, float64(q+1), unlinear(shape, q)...))
+			require.NoError(t, views.Set(d, float64(q+1), testutil.Unlinear(shape, q)...))
 		}
 	}
 	require.NoError(t, views.Set(d, math.Copysign(0, -1), 0, 0, 0))

@@ -8,18 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
-
-func checked(t *testing.T) *memory.CheckedAllocator {
-	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	return mem
-}
 
 // levels reads every level of x as int64 slices, whatever the types.
 func levels(t *testing.T, x *csf.Tensor) (indptr, indices [][]int64) {
@@ -37,27 +30,9 @@ func readInts(t *testing.T, b *memory.Buffer, dt arrow.DataType, n int64) []int6
 	t.Helper()
 	out := make([]int64, n)
 	for i := range out {
-		out[i] = getInt(b.Bytes(), dt, int64(i))
+		out[i] = testutil.GetInt(b.Bytes(), dt, int64(i))
 	}
 	return out
-}
-
-func getInt(b []byte, dt arrow.DataType, j int64) int64 {
-	switch dt.ID() {
-	case arrow.INT8:
-		return int64(int8(b[j]))
-	case arrow.UINT8:
-		return int64(b[j])
-	case arrow.INT16:
-		return int64(as.MustSliceBytes[int16](b)[j])
-	case arrow.UINT16:
-		return int64(as.MustSliceBytes[uint16](b)[j])
-	case arrow.INT32:
-		return int64(as.MustSliceBytes[int32](b)[j])
-	case arrow.UINT32:
-		return int64(as.MustSliceBytes[uint32](b)[j])
-	}
-	return as.MustSliceBytes[int64](b)[j]
 }
 
 // seed003 is the 4-d example of seed 003: eight values at 1-based (i, j, k,
@@ -89,7 +64,7 @@ func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
 //
 // This is also the example in the comments of Arrow's SparseTensor.fbs.
 func TestSeed003Trie(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed003(t, mem)
 	defer x.Release()
 	for _, workers := range []int{1, 2} {
@@ -169,7 +144,7 @@ func TestSeed003Trie(t *testing.T) {
 // The 2×3×2 int32 example of the IPC spec, §7.2, converted from dense with
 // int64 indices: axis order ArgSort([2 3 2]) = [0 2 1].
 func TestSpec72(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	d, err := views.Alloc(mem, arrow.PrimitiveTypes.Int32, []int64{2, 3, 2})
 	require.NoError(t, err)
 	defer d.Release()

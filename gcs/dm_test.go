@@ -13,6 +13,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -61,7 +62,7 @@ func (c *dmCase) release() {
 // duplicates) in every storage format that fits its partitioning.
 func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, dims, cuts []int) *dmCase {
 	t.Helper()
-	x, _ := randCOO(t, mem, r, shape, 3+r.IntN(30), coo.RowMajor, i64, f64, 0)
+	x, _ := testutil.RandomCOO(t, mem, r, shape, 3+r.IntN(30), coo.RowMajor, i64, f64, 0)
 	defer x.Release()
 	cx, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: as.KeepFirst})
 	require.NoError(t, err)
@@ -221,10 +222,10 @@ func randomOp(r *rand.Rand, shape []int64) dmOp {
 func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, dense bool) {
 	t.Helper()
 	require.Equal(t, ref.Shape(), d.Shape())
-	want := denseValues(t, ref)
+	want := testutil.DenseValues(t, ref)
 	got, err := d.ToDense(mem)
 	require.NoError(t, err)
-	require.Equal(t, want, denseValues(t, got))
+	require.Equal(t, want, testutil.DenseValues(t, got))
 	got.Release()
 	// All yields exactly the elements of the slice: every non-zero once
 	// over sparse storage (no stored zeros here), every element over dense.
@@ -232,7 +233,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	seen := map[int64]bool{}
 	for idx, v := range gcs.All[float64](d) {
 		require.Len(t, idx, len(shape))
-		q := linear(shape, idx)
+		q := testutil.Linear(shape, idx)
 		require.False(t, seen[q], "index %v yielded twice", idx)
 		seen[q] = true
 		require.Equal(t, want[q], v, "index %v", idx)
@@ -264,7 +265,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	require.NoError(t, err)
 	cd, err := c.ToDense(mem)
 	require.NoError(t, err)
-	require.Equal(t, want, denseValues(t, cd))
+	require.Equal(t, want, testutil.DenseValues(t, cd))
 	cd.Release()
 	c.Release()
 	rev := identity(len(shape))
@@ -273,7 +274,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	require.NoError(t, err)
 	gd, err := g.ToDense(mem)
 	require.NoError(t, err)
-	require.Equal(t, want, denseValues(t, gd))
+	require.Equal(t, want, testutil.DenseValues(t, gd))
 	gd.Release()
 	g.Release()
 	if len(shape) == 2 {
@@ -281,7 +282,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 		require.NoError(t, err)
 		md, err := m.ToDense(mem)
 		require.NoError(t, err)
-		require.Equal(t, want, denseValues(t, md))
+		require.Equal(t, want, testutil.DenseValues(t, md))
 		md.Release()
 		m.Release()
 	}
@@ -308,7 +309,7 @@ func TestPropertyDM(t *testing.T) {
 		{[]int64{2, 0, 3}, []int{0, 1, 2}, []int{1}},
 	}
 	for ci, cfg := range configs {
-		mem := checked(t)
+		mem := testutil.Checked(t)
 		c := newDMCase(t, mem, r, cfg.shape, cfg.dims, cfg.cuts)
 		for name, st := range c.stores {
 			t.Run(fmt.Sprintf("%d:%v/%v/%v/%s", ci, cfg.shape, cfg.dims, cfg.cuts, name), func(t *testing.T) {
@@ -353,7 +354,7 @@ func TestPropertyDM(t *testing.T) {
 // Seed 001's example: shape (3, 4, 5), dims (2, 1, 0), partitioning (1,)
 // gives a (5, 12) storage; and its prototype's parameters.
 func TestSeed001(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	v, err := views.Alloc(mem, f64, []int64{5, 12})
 	require.NoError(t, err)
 	defer v.Release()
@@ -395,7 +396,7 @@ func TestSeed001(t *testing.T) {
 // A CSR storage is read lane by lane: slicing rows skips the others, and
 // At answers by binary search.
 func TestDMOverCSR(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
@@ -422,7 +423,7 @@ func TestDMOverCSR(t *testing.T) {
 }
 
 func TestDMBadInput(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	v, err := views.Alloc(mem, f64, []int64{5, 12})
 	require.NoError(t, err)
 	defer v.Release()
@@ -499,7 +500,7 @@ func TestDMBadInput(t *testing.T) {
 // Duplicates in the storage are summed by At and ToDense and yielded one by
 // one by All, as for the storage itself.
 func TestDMDuplicates(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{2, 6}, []int64{1, 4, 0, 2, 1, 4}, coo.RowMajor, []float64{1, 2, 3})
 	require.NoError(t, err)
 	defer x.Release()
@@ -521,5 +522,5 @@ func TestDMDuplicates(t *testing.T) {
 	dd, err := s.ToDense(mem)
 	require.NoError(t, err)
 	defer dd.Release()
-	assert.Equal(t, []float64{0, 0, 0, 0, 4, 0}, denseValues(t, dd))
+	assert.Equal(t, []float64{0, 0, 0, 0, 4, 0}, testutil.DenseValues(t, dd))
 }

@@ -15,15 +15,16 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // SciPy-style int32 buffers are adopted as they are: no copy, no widening.
 func TestNewAdoptsBuffers(t *testing.T) {
-	mem := checked(t)
-	indptr := buf(mem, []int32{0, 2, 4, 7, 9})
-	indices := buf(mem, []int32{2, 4, 0, 3, 0, 2, 3, 3, 4})
-	values := buf(mem, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	mem := testutil.Checked(t)
+	indptr := testutil.BufferOf(mem, []int32{0, 2, 4, 7, 9})
+	indices := testutil.BufferOf(mem, []int32{2, 4, 0, 3, 0, 2, 3, 3, 4})
+	values := testutil.BufferOf(mem, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	defer indptr.Release()
 	defer indices.Release()
 	defer values.Release()
@@ -54,7 +55,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 
 	// Mixed index types: int64 pointers, int32 indices (Arrow allows it),
 	// and padded buffers as IPC writes them.
-	p64 := buf(mem, []int64{0, 2, 4, 7, 9, 0, 0})
+	p64 := testutil.BufferOf(mem, []int64{0, 2, 4, 7, 9, 0, 0})
 	defer p64.Release()
 	c, err := gcs.NewCSC([]int64{5, 4}, f64, i64, i32, p64, indices, values, 9)
 	require.NoError(t, err)
@@ -82,9 +83,9 @@ func TestNewAdoptsBuffers(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	good := func() (*memory.Buffer, *memory.Buffer, *memory.Buffer) {
-		return buf(mem, []int64{0, 2, 3}), buf(mem, []int64{0, 2, 1}), buf(mem, []float64{1, 2, 3})
+		return testutil.BufferOf(mem, []int64{0, 2, 3}), testutil.BufferOf(mem, []int64{0, 2, 1}), testutil.BufferOf(mem, []float64{1, 2, 3})
 	}
 	shape := []int64{2, 3}
 	cases := []struct {
@@ -96,22 +97,22 @@ func TestBadInput(t *testing.T) {
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, nil},
 		{"indptr does not start at 0", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			p := buf(mem, []int64{1, 2, 3})
+			p := testutil.BufferOf(mem, []int64{1, 2, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrStructure},
 		{"indptr decreases", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			p := buf(mem, []int64{0, 4, 3})
+			p := testutil.BufferOf(mem, []int64{0, 4, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrStructure},
 		{"indptr negative", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			p := buf(mem, []int64{0, -1, 3})
+			p := testutil.BufferOf(mem, []int64{0, -1, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrStructure},
 		{"indptr ends before nnz", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			p := buf(mem, []int64{0, 2, 2})
+			p := testutil.BufferOf(mem, []int64{0, 2, 2})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrStructure},
@@ -119,27 +120,27 @@ func TestBadInput(t *testing.T) {
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 2)
 		}, as.ErrStructure},
 		{"index too large", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			i := buf(mem, []int64{0, 3, 1})
+			i := testutil.BufferOf(mem, []int64{0, 3, 1})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrOutOfRange},
 		{"negative index", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			i := buf(mem, []int64{0, -2, 1})
+			i := testutil.BufferOf(mem, []int64{0, -2, 1})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, arrow.ErrIndex},
 		{"short indptr", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			p := buf(mem, []int64{0, 3})
+			p := testutil.BufferOf(mem, []int64{0, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrBufferSize},
 		{"short indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			i := buf(mem, []int64{0, 2})
+			i := testutil.BufferOf(mem, []int64{0, 2})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrBufferSize},
 		{"short values", func(p, i, _ *memory.Buffer) (*gcs.Matrix, error) {
-			v := buf(mem, []float64{1, 2})
+			v := testutil.BufferOf(mem, []float64{1, 2})
 			defer v.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
 		}, as.ErrBufferSize},
@@ -150,7 +151,7 @@ func TestBadInput(t *testing.T) {
 			return gcs.NewCSR([]int64{5, 3}, f64, i32, i64, p, i, v, 3)
 		}, as.ErrStructure},
 		{"misaligned indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			raw := buf(mem, make([]byte, 8*3+4))
+			raw := testutil.BufferOf(mem, make([]byte, 8*3+4))
 			defer raw.Release()
 			i := memory.SliceBuffer(raw, 4, 24)
 			defer i.Release()
@@ -181,22 +182,22 @@ func TestBadInput(t *testing.T) {
 			return gcs.NewCSR([]int64{math.MaxInt64 / 4, 3}, f64, i64, i64, p, i, v, 3)
 		}, as.ErrOverflow},
 		{"indices type too narrow for the columns", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			i := buf(mem, []int8{0, 2, 1})
+			i := testutil.BufferOf(mem, []int8{0, 2, 1})
 			defer i.Release()
 			return gcs.NewCSR([]int64{2, 300}, f64, i64, arrow.PrimitiveTypes.Int8, p, i, v, 3)
 		}, as.ErrUnsupportedType},
 		{"indptr type too narrow for nnz", func(_, _, _ *memory.Buffer) (*gcs.Matrix, error) {
 			n := 200
-			p := buf(mem, []int8{0, 0})
-			i := buf(mem, make([]int8, n))
-			v := buf(mem, make([]float64, n))
+			p := testutil.BufferOf(mem, []int8{0, 0})
+			i := testutil.BufferOf(mem, make([]int8, n))
+			v := testutil.BufferOf(mem, make([]float64, n))
 			defer p.Release()
 			defer i.Release()
 			defer v.Release()
 			return gcs.NewCSR([]int64{1, 1}, f64, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8, p, i, v, int64(n))
 		}, as.ErrUnsupportedType},
 		{"false canonical claim", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
-			i := buf(mem, []int64{2, 0, 1})
+			i := testutil.BufferOf(mem, []int64{2, 0, 1})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3, gcs.WithCanonicalClaim(true))
 		}, as.ErrNotCanonical},
@@ -233,8 +234,8 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestTrustedAndValidate(t *testing.T) {
-	mem := checked(t)
-	p, i, v := buf(mem, []int64{0, 2, 3}), buf(mem, []int64{0, 7, 1}), buf(mem, []float64{1, 2, 3})
+	mem := testutil.Checked(t)
+	p, i, v := testutil.BufferOf(mem, []int64{0, 2, 3}), testutil.BufferOf(mem, []int64{0, 7, 1}), testutil.BufferOf(mem, []float64{1, 2, 3})
 	defer p.Release()
 	defer i.Release()
 	defer v.Release()
@@ -244,7 +245,7 @@ func TestTrustedAndValidate(t *testing.T) {
 	defer m.Release()
 	assert.True(t, m.IsCanonical())
 	require.ErrorIs(t, m.Validate(), as.ErrOutOfRange)
-	bad := buf(mem, []int64{0, 4, 3})
+	bad := testutil.BufferOf(mem, []int64{0, 4, 3})
 	defer bad.Release()
 	_, err = gcs.NewCSR([]int64{2, 3}, f64, i64, i64, bad, i, v, 3, gcs.Trusted())
 	require.ErrorIs(t, err, as.ErrStructure)
@@ -252,7 +253,7 @@ func TestTrustedAndValidate(t *testing.T) {
 
 // The flags are computed: sorted with duplicates, unsorted, canonical.
 func TestCanonicalFlag(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	for _, c := range []struct {
 		idx                 []int32
 		sorted, canonical   bool
@@ -280,7 +281,7 @@ func TestCanonicalFlag(t *testing.T) {
 		}
 		d, err := m.ToDense(mem)
 		require.NoError(t, err)
-		dv := denseValues(t, d)
+		dv := testutil.DenseValues(t, d)
 		for r := range int64(2) {
 			for j := range int64(3) {
 				assert.Equal(t, want[[2]int64{r, j}], dv[r*3+j])
@@ -302,7 +303,7 @@ func TestCanonicalFlag(t *testing.T) {
 }
 
 func TestDuplicatePolicies(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	// (0,1) three times: 3, 1, 2 in storage order; (1,0) once.
 	x, err := coo.FromSlices(mem, []int64{2, 2}, []int64{0, 1, 1, 0, 0, 1, 0, 1}, coo.RowMajor, []float64{3, 4, 1, 2})
 	require.NoError(t, err)
@@ -326,7 +327,7 @@ func TestDuplicatePolicies(t *testing.T) {
 	require.ErrorIs(t, err, as.ErrStructure)
 	_, err = gcs.FromCOO(mem, x, gcs.Axis(3), gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrStructure)
-	three, _ := randCOO(t, mem, rand.New(rand.NewPCG(1, 1)), []int64{2, 2, 2}, 3, coo.RowMajor, i64, f64, 0)
+	three, _ := testutil.RandomCOO(t, mem, rand.New(rand.NewPCG(1, 1)), []int64{2, 2, 2}, 3, coo.RowMajor, i64, f64, 0)
 	defer three.Release()
 	_, err = gcs.FromCOO(mem, three, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, as.ErrShape)
@@ -344,7 +345,7 @@ func checkMatrix(t *testing.T, mem memory.Allocator, m *gcs.Matrix, want []float
 	d, err := m.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	require.Equal(t, want, denseValues(t, d))
+	require.Equal(t, want, testutil.DenseValues(t, d))
 	cols := m.Cols()
 	vt := m.DataType()
 	got := make([]float64, len(want))
@@ -358,7 +359,7 @@ func checkMatrix(t *testing.T, mem memory.Allocator, m *gcs.Matrix, want []float
 		}
 	case arrow.FLOAT16:
 		for idx, v := range gcs.All[float16.Num](m) {
-			got[idx[0]*cols+idx[1]] += float64(v.Float32())
+			got[idx[0]*cols+idx[1]] += float64(as.HalfToFloat32(v))
 		}
 	default:
 		copy(got, want)
@@ -370,7 +371,7 @@ func checkMatrix(t *testing.T, mem memory.Allocator, m *gcs.Matrix, want []float
 	cd, err := c.ToDense(mem)
 	require.NoError(t, err)
 	defer cd.Release()
-	require.Equal(t, want, denseValues(t, cd))
+	require.Equal(t, want, testutil.DenseValues(t, cd))
 }
 
 // Random matrices with duplicates, in every layout, index type and worker
@@ -380,19 +381,19 @@ func TestPropertyMatrix(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	shapes := [][]int64{{0, 0}, {0, 5}, {5, 0}, {1, 1}, {3, 4}, {17, 1}, {1, 19}, {40, 33}, {300, 200}, {1000, 3}}
 	for trial := range 60 {
-		mem := checked(t)
+		mem := testutil.Checked(t)
 		shape := shapes[trial%len(shapes)]
 		nnz := r.IntN(80)
 		if trial%5 == 4 {
 			nnz = 20000 + r.IntN(20000) // past keysort's single-sort size
 		}
 		layout := coo.Layout(r.IntN(2))
-		it := indexTypes[r.IntN(len(indexTypes))]
+		it := testutil.IndexTypes[r.IntN(len(testutil.IndexTypes))]
 		if shape[0] > 127 || shape[1] > 127 {
 			it = i32
 		}
-		x, rf := randCOO(t, mem, r, shape, nnz, layout, it, f64, 3)
-		want := rf.dense(as.SumDuplicates)
+		x, rf := testutil.RandomCOO(t, mem, r, shape, nnz, layout, it, f64, 3)
+		want := rf.Dense(as.SumDuplicates)
 		name := fmt.Sprintf("%d:%v/nnz=%d/%s/%s", trial, shape, x.NNZ(), layout, it)
 		t.Run(name, func(t *testing.T) {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
@@ -400,7 +401,7 @@ func TestPropertyMatrix(t *testing.T) {
 					m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					assert.True(t, m.IsCanonical())
-					assert.Equal(t, int64(len(rf.entries)), m.NNZ())
+					assert.Equal(t, int64(len(rf.Entries)), m.NNZ())
 					checkMatrix(t, mem, m, want)
 					// Physical transposes, both ways.
 					o, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
@@ -442,11 +443,11 @@ func TestPropertyMatrix(t *testing.T) {
 // Every pair of index types, for pointers and indices, as the output of
 // FromCOO and as input of every operation.
 func TestIndexTypePairs(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(3, 4))
-	x, rf := randCOO(t, mem, r, []int64{9, 12}, 60, coo.RowMajor, i64, f64, 4)
+	x, rf := testutil.RandomCOO(t, mem, r, []int64{9, 12}, 60, coo.RowMajor, i64, f64, 4)
 	defer x.Release()
-	want := rf.dense(as.SumDuplicates)
+	want := rf.Dense(as.SumDuplicates)
 	xv := make([]float64, 12)
 	for i := range xv {
 		xv[i] = float64(i + 1)
@@ -457,8 +458,8 @@ func TestIndexTypePairs(t *testing.T) {
 			yRef[i] += want[i*12+j] * xv[j]
 		}
 	}
-	for _, pt := range indexTypes {
-		for _, it := range indexTypes {
+	for _, pt := range testutil.IndexTypes {
+		for _, it := range testutil.IndexTypes {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndptrType: pt, IndicesType: it})
 				require.NoError(t, err)
@@ -480,13 +481,13 @@ func TestIndexTypePairs(t *testing.T) {
 
 // Every value type through conversion, densification and access.
 func TestValueTypes(t *testing.T) {
-	for _, vt := range valueTypes {
+	for _, vt := range testutil.ValueTypes {
 		t.Run(vt.String(), func(t *testing.T) {
-			mem := checked(t)
+			mem := testutil.Checked(t)
 			r := rand.New(rand.NewPCG(5, 6))
-			x, rf := randCOO(t, mem, r, []int64{7, 6}, 30, coo.ColMajor, arrow.PrimitiveTypes.Uint8, vt, 4)
+			x, rf := testutil.RandomCOO(t, mem, r, []int64{7, 6}, 30, coo.ColMajor, arrow.PrimitiveTypes.Uint8, vt, 4)
 			defer x.Release()
-			want := rf.dense(as.SumDuplicates)
+			want := rf.Dense(as.SumDuplicates)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
@@ -504,7 +505,7 @@ func TestValueTypes(t *testing.T) {
 }
 
 func TestRowColLane(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
@@ -542,7 +543,7 @@ func TestRowColLane(t *testing.T) {
 // Dense input with any strides converts, and zeros (negative ones too) are
 // dropped while NaN is kept.
 func TestFromDenseStrided(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	v, err := views.Alloc(mem, f64, []int64{3, 4})
 	require.NoError(t, err)
 	defer v.Release()
@@ -570,7 +571,7 @@ func TestFromDenseStrided(t *testing.T) {
 // ToCOO shares the values; a CSC gives a COO in column order, which the
 // COO reports as not canonical.
 func TestToCOOShares(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
@@ -598,10 +599,10 @@ func TestToCOOShares(t *testing.T) {
 // Buffers longer than their elements, by a number of bytes that is not a
 // multiple of the element width, are read correctly everywhere.
 func TestOddBufferLengths(t *testing.T) {
-	mem := checked(t)
-	p := buf(mem, []byte{0, 2, 3, 9, 9, 9, 9})
-	i := buf(mem, []byte{1, 0, 1, 7})
-	raw := buf(mem, make([]byte, 3*8+5))
+	mem := testutil.Checked(t)
+	p := testutil.BufferOf(mem, []byte{0, 2, 3, 9, 9, 9, 9})
+	i := testutil.BufferOf(mem, []byte{1, 0, 1, 7})
+	raw := testutil.BufferOf(mem, make([]byte, 3*8+5))
 	defer p.Release()
 	defer i.Release()
 	defer raw.Release()
@@ -617,7 +618,7 @@ func TestOddBufferLengths(t *testing.T) {
 	dd, err := d.ToDense(mem)
 	require.NoError(t, err)
 	defer dd.Release()
-	assert.Equal(t, []float64{2, 0, 1, 3}, denseValues(t, dd))
+	assert.Equal(t, []float64{2, 0, 1, 3}, testutil.DenseValues(t, dd))
 	y := make([]float64, 2)
 	require.NoError(t, gcs.MulVec(y, m, true, []float64{1, 1}, 1))
 	assert.Equal(t, []float64{2, 4}, y)

@@ -12,6 +12,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -44,9 +45,9 @@ func TestMulVec(t *testing.T) {
 		{[]int64{0, 0}, 0}, {[]int64{3, 0}, 0}, {[]int64{1, 1}, 1}, {[]int64{5, 7}, 20},
 		{[]int64{600, 500}, 100000}, // past the parallel threshold
 	} {
-		mem := checked(t)
-		x, rf := randCOO(t, mem, r, c.shape, c.nnz, coo.ColMajor, i32, f64, 5)
-		want := rf.dense(as.SumDuplicates)
+		mem := testutil.Checked(t)
+		x, rf := testutil.RandomCOO(t, mem, r, c.shape, c.nnz, coo.ColMajor, i32, f64, 5)
+		want := rf.Dense(as.SumDuplicates)
 		for _, it := range []arrow.DataType{i32, i64, arrow.PrimitiveTypes.Uint16} {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it})
@@ -81,7 +82,7 @@ func TestMulVec(t *testing.T) {
 					for _, workers := range []int{1, 2} {
 						cm, err := m.MulDense(mem, trans, b, workers)
 						require.NoError(t, err)
-						got := denseValues(t, cm)
+						got := testutil.DenseValues(t, cm)
 						for j := range int64(3) {
 							col := make([]float64, n)
 							for i := range n {
@@ -105,7 +106,7 @@ func TestMulVec(t *testing.T) {
 }
 
 func TestMulVecFloat32AndErrors(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	m, err := gcs.FromSlices(mem, gcs.Rows, []int64{2, 3}, []int8{0, 2, 3}, []uint8{0, 2, 1}, []float32{1, 2, 3})
 	require.NoError(t, err)
 	defer m.Release()
@@ -140,7 +141,7 @@ func TestMulVecFloat32AndErrors(t *testing.T) {
 	require.ErrorIs(t, err, as.ErrShape)
 
 	// A Trusted matrix takes the bounds-checked kernels.
-	tp, ti, tv := buf(mem, []int8{0, 2, 3}), buf(mem, []uint8{0, 2, 1}), buf(mem, []float32{1, 2, 3})
+	tp, ti, tv := testutil.BufferOf(mem, []int8{0, 2, 3}), testutil.BufferOf(mem, []uint8{0, 2, 1}), testutil.BufferOf(mem, []float32{1, 2, 3})
 	defer tp.Release()
 	defer ti.Release()
 	defer tv.Release()

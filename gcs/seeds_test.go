@@ -12,14 +12,8 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 )
-
-func checked(t *testing.T) *memory.CheckedAllocator {
-	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	return mem
-}
 
 // buffers returns the indptr, indices and values of m as int64 and float64.
 func buffers(t *testing.T, m *gcs.Matrix) ([]int64, []int64, []float64) {
@@ -53,7 +47,7 @@ func seed4x5(t *testing.T, mem memory.Allocator) *coo.Tensor {
 
 // Seed 000: the CRS and CCS forms of the 4×5 array.
 func TestSeed000CRSAndCCS(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
 
@@ -135,7 +129,7 @@ func TestSeed000GCSExamples(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("dims=%v,p=%d", c.dims, c.p), func(t *testing.T) {
-			mem := checked(t)
+			mem := testutil.Checked(t)
 			x := seed3d(t, mem)
 			defer x.Release()
 			g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{})
@@ -289,7 +283,7 @@ func parseReductions(t *testing.T) []reduction {
 // Seed 000: every cell of the table of the 12 reductions, through the
 // mapping in both directions and through the stored reduced matrix.
 func TestSeed000TwelveReductions(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	shape := []int64{2, 3, 4}
 	// Every element, stored with the value 100i+10j+k (an explicit zero at
 	// the origin).

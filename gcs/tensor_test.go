@@ -15,6 +15,7 @@ import (
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 )
 
 // permutations returns every permutation of 0..n-1.
@@ -66,11 +67,11 @@ func checkTensor(t *testing.T, mem memory.Allocator, g *gcs.Tensor, want []float
 	d, err := g.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	require.Equal(t, want, denseValues(t, d))
+	require.Equal(t, want, testutil.DenseValues(t, d))
 	shape := g.Shape()
 	got := make([]float64, len(want))
 	for idx, v := range gcs.All[float64](g) {
-		got[linear(shape, idx)] += v
+		got[testutil.Linear(shape, idx)] += v
 	}
 	require.Equal(t, want, got)
 	for q := range want {
@@ -91,7 +92,7 @@ func checkTensor(t *testing.T, mem memory.Allocator, g *gcs.Tensor, want []float
 	cd, err := c.ToDense(mem)
 	require.NoError(t, err)
 	defer cd.Release()
-	require.Equal(t, want, denseValues(t, cd))
+	require.Equal(t, want, testutil.DenseValues(t, cd))
 }
 
 // Random tensors of rank 0 to 4 under every mapping (every permutation and
@@ -101,11 +102,11 @@ func TestPropertyTensor(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	shapes := [][]int64{{}, {5}, {0}, {3, 4}, {1, 6}, {2, 3, 4}, {4, 1, 3}, {3, 0, 2}, {2, 3, 2, 3}, {5, 2, 1, 4}}
 	for si, shape := range shapes {
-		mem := checked(t)
+		mem := testutil.Checked(t)
 		nd := len(shape)
-		it := indexTypes[r.IntN(len(indexTypes))]
-		x, rf := randCOO(t, mem, r, shape, 5+r.IntN(40), coo.Layout(r.IntN(2)), it, f64, 3)
-		want := rf.dense(as.SumDuplicates)
+		it := testutil.IndexTypes[r.IntN(len(testutil.IndexTypes))]
+		x, rf := testutil.RandomCOO(t, mem, r, shape, 5+r.IntN(40), coo.Layout(r.IntN(2)), it, f64, 3)
+		want := rf.Dense(as.SumDuplicates)
 		t.Run(fmt.Sprintf("%v/%s", shape, it), func(t *testing.T) {
 			perms := permutations(nd)
 			if nd > 3 {
@@ -153,12 +154,12 @@ func TestPropertyTensor(t *testing.T) {
 
 // Remap sorts only when it must, and shares what it can.
 func TestRemapReusesOrder(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed3d(t, mem)
 	defer x.Release()
 	want := make([]float64, 24)
 	for idx, v := range coo.All[float64](x) {
-		want[linear([]int64{2, 3, 4}, idx)] = v
+		want[testutil.Linear([]int64{2, 3, 4}, idx)] = v
 	}
 	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
@@ -215,7 +216,7 @@ func TestRemapReusesOrder(t *testing.T) {
 
 // Keys wider than 64 bits take the comparison-sort and 128-bit paths.
 func TestHypersparseTensor(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	shape := []int64{4, 4, 1 << 60}
 	coords := []int64{
 		3, 1, 1 << 59,
@@ -358,7 +359,7 @@ func TestCompressedAxes(t *testing.T) {
 // A 2-d GCS with the identity mapping is its CSR or CSC, both ways without
 // copying; its transpose is the CSC of the transpose.
 func TestTensorMatrixIdentity(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
@@ -430,7 +431,7 @@ func TestTensorMatrixIdentity(t *testing.T) {
 }
 
 func TestTensorFromDense(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x := seed3d(t, mem)
 	defer x.Release()
 	d, err := x.ToDense(mem)
@@ -440,7 +441,7 @@ func TestTensorFromDense(t *testing.T) {
 	require.NoError(t, err)
 	defer g.Release()
 	assert.Equal(t, arrow.PrimitiveTypes.Int16, g.Storage().IndicesType())
-	checkTensor(t, mem, g, denseValues(t, d))
+	checkTensor(t, mem, g, testutil.DenseValues(t, d))
 	ptr, idx, vs := buffers(t, g.Storage())
 	assert.Equal(t, []int64{0, 2, 4, 6, 9}, ptr)
 	assert.Equal(t, []int64{1, 5, 0, 4, 0, 5, 0, 1, 5}, idx)
@@ -450,7 +451,7 @@ func TestTensorFromDense(t *testing.T) {
 // Remap of a storage with duplicates: reusing the order keeps them, a sort
 // combines them under the policy.
 func TestRemapDuplicates(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	m, err := gcs.FromSlices(mem, gcs.Rows, []int64{2, 3}, []int32{0, 3, 4}, []int32{1, 1, 2, 0}, []float64{1, 2, 3, 4})
 	require.NoError(t, err)
 	defer m.Release()
@@ -506,7 +507,7 @@ func TestRemapDuplicates(t *testing.T) {
 // A reduced matrix with more lanes than memory can hold is refused, not
 // attempted.
 func TestHugeLanes(t *testing.T) {
-	mem := checked(t)
+	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{1 << 45, 4}, []int64{3, 1}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer x.Release()
