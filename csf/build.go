@@ -4,13 +4,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // builder turns sorted, distinct entries into the levels of a tree. The
@@ -220,7 +220,7 @@ func (b *builder) count() []int64 {
 	w := len(b.chunks) - 1
 	hist := make([][]int64, w)
 	b.prev = make([][]uint64, w)
-	parallel(w, func(c int) {
+	par.Do(w, func(c int) {
 		lo, hi := b.chunks[c], b.chunks[c+1]
 		h := make([]int64, b.nl+1)
 		st := b.newState()
@@ -266,7 +266,7 @@ func (b *builder) count() []int64 {
 func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.DataType) {
 	nl := b.nl
 	w := len(b.chunks) - 1
-	parallel(w, func(c int) {
+	par.Do(w, func(c int) {
 		lo, hi := b.chunks[c], b.chunks[c+1]
 		if lo == hi {
 			return
@@ -408,17 +408,4 @@ func workersOr(w int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return w
-}
-
-// parallel runs f(0), …, f(k-1), concurrently when k > 1.
-func parallel(k int, f func(c int)) {
-	if k == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := range k {
-		wg.Go(func() { f(c) })
-	}
-	wg.Wait()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
@@ -185,7 +186,7 @@ func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memo
 		keys = make([]uint64, n)
 	}
 	cuts := splitLeaves(0, n, s.workers)
-	parallel(s.workers, func(c int) { e.keys(int(cuts[c]), int(cuts[c+1]), keys[cuts[c]:cuts[c+1]]) })
+	par.Do(s.workers, func(c int) { e.keys(int(cuts[c]), int(cuts[c+1]), keys[cuts[c]:cuts[c+1]]) })
 	vw := int64(as.ByteWidth(s.valueType))
 	b := newBuilder(s.levelSizes(), n, s.workers)
 	b.setKeys([]int{0, nl}, [][]uint64{keys})
@@ -397,7 +398,7 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, 
 		keys[q] = make([]uint64, n)
 	}
 	cuts := splitLeaves(0, n, s.workers)
-	parallel(s.workers, func(c int) {
+	par.Do(s.workers, func(c int) {
 		buf := make([]int64, chunk*nl)
 		for a := cuts[c]; a < cuts[c+1]; a += chunk {
 			b := min(a+chunk, cuts[c+1])

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // KernelOptions tune the kernels. The zero value uses every core.
@@ -129,7 +130,7 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 	root := &t.levels[0]
 	if d == 0 {
 		cuts := t.rootCuts(workers)
-		parallel(workers, func(c int) {
+		par.Do(workers, func(c int) {
 			w := newWorker()
 			for i := cuts[c]; i < cuts[c+1]; i++ {
 				x := int64(w.idx[0][i])
@@ -175,7 +176,7 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 			}
 		}()
 		var next atomic.Int64
-		parallel(min(workers, k), func(int) {
+		par.Do(min(workers, k), func(int) {
 			w := newWorker()
 			w.own0, w.own1 = 0, dim
 			for c := int(next.Add(1) - 1); c < k; c = int(next.Add(1) - 1) {
@@ -189,7 +190,7 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 			}
 		})
 		parts := splitLeaves(0, size, workers)
-		parallel(workers, func(c int) {
+		par.Do(workers, func(c int) {
 			o := out[parts[c]:parts[c+1]]
 			for _, b := range bufs[1:] {
 				for j, v := range b[parts[c]:parts[c+1]] {
@@ -202,7 +203,7 @@ func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T,
 	// An output too large to copy: each goroutine owns a range of output
 	// rows and walks the whole tree, adding what falls in its range.
 	cuts := t.coordCuts(d, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		w := newWorker()
 		w.own0, w.own1 = cuts[c], cuts[c+1]
 		for i := root.off; i < root.off+root.n; i++ {

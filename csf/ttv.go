@@ -8,6 +8,7 @@ import (
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -80,7 +81,7 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 			workers = 1
 		}
 		cuts := splitLeaves(fib.off, fib.off+fib.n, workers)
-		parallel(workers, func(c int) {
+		par.Do(workers, func(c int) {
 			w := newWalker(t)
 			fp, li := &w.ptr[nl-2], &w.idx[nl-1]
 			for i := cuts[c]; i < cuts[c+1]; i++ {
@@ -124,7 +125,7 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 	}
 	contrib := make([]T, t.nnz)
 	cuts := splitLeaves(leafLo, leafHi, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		t.walkRows(cuts[c], cuts[c+1], func(j int64, row []int64) {
 			k := cuts[c] - leafLo + j
 			contrib[k] = vals[k] * v[row[d]]

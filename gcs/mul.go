@@ -2,13 +2,13 @@ package gcs
 
 import (
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -154,19 +154,6 @@ func splitLanes[P as.Index](ptr []P, w int) []int64 {
 	return r
 }
 
-// parallel runs f(0), …, f(k-1), concurrently when k > 1.
-func parallel(k int, f func(c int)) {
-	if k == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := range k {
-		wg.Go(func() { f(c) })
-	}
-	wg.Wait()
-}
-
 func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 	ptr, idx := ptrOf[P](m), idxOf[I](m)
 	r := splitLanes(ptr, workers)
@@ -174,7 +161,7 @@ func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 	if m.bounded && len(idx) > 0 {
 		lanes = gatherLanesUnchecked[P, I, T]
 	}
-	parallel(workers, func(c int) { lanes(ptr, idx, v, x, y, r[c], r[c+1]) })
+	par.Do(workers, func(c int) { lanes(ptr, idx, v, x, y, r[c], r[c+1]) })
 }
 
 // gatherLanes is the dot-product kernel, one sequential sum per lane (the
@@ -229,14 +216,14 @@ func (mk[P, I, T]) scatter(m *Matrix, v, x, y []T, workers int) {
 	r := splitLanes(ptr, workers)
 	acc := make([][]T, workers)
 	acc[0] = y
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		if c > 0 {
 			acc[c] = make([]T, len(y))
 		}
 		lanes(ptr, idx, v, x, acc[c], r[c], r[c+1])
 	})
 	// Add the private vectors into y, in parallel over ranges of y.
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		lo, hi := len(y)*c/workers, len(y)*(c+1)/workers
 		for _, a := range acc[1:] {
 			for i, s := range a[lo:hi] {
@@ -371,11 +358,11 @@ func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dens
 	w := effectiveWorkers(workers, m.nnz*bs[1])
 	if (m.axis == Rows) != trans {
 		r := splitLanesOf(m, w)
-		parallel(w, func(i int) { k.gatherRows(m, vs, bm, cm, r[i], r[i+1]) })
+		par.Do(w, func(i int) { k.gatherRows(m, vs, bm, cm, r[i], r[i+1]) })
 		return c, nil
 	}
 	w = int(min(int64(w), bs[1]))
-	parallel(w, func(i int) {
+	par.Do(w, func(i int) {
 		k.scatterCols(m, vs, bm, cm, bs[1]*int64(i)/int64(w), bs[1]*int64(i+1)/int64(w))
 	})
 	return c, nil

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"unsafe"
+
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // Sort sorts words key<<ib | entry and leaves the
@@ -127,7 +129,7 @@ func (s *Carry) Run() int {
 	hist := make([][]int, workers)
 	diffs := make([]uint64, workers)
 	firsts := make([]uint64, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		h := make([]int, nb)
 		buf := make([]uint64, chunk)
 		lo, hi := chunks[c], chunks[c+1]
@@ -162,7 +164,7 @@ func (s *Carry) Run() int {
 		high = 0
 	}
 	if shift != guess || nb != len(hist[0]) {
-		parallel(workers, func(c int) {
+		par.Do(workers, func(c int) {
 			h := make([]int, nb)
 			buf := make([]uint64, chunk)
 			for a := chunks[c]; a < chunks[c+1]; a += chunk {
@@ -209,7 +211,7 @@ func (s *Carry) Run() int {
 	if len(sv) < vw*n {
 		sv = alloc(vw * n)
 	}
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		next := hist[c]
 		buf := make([]uint64, chunk)
 		pos := make([]int, chunk)
@@ -230,7 +232,7 @@ func (s *Carry) Run() int {
 	// Phase 3: sort and reduce each bucket in cache.
 	segs := splitBuckets(starts, workers)
 	counts := make([]int, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		b0, b1 := segs[c], segs[c+1]
 		if b0 == b1 {
 			return

@@ -38,7 +38,8 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // Sort describes one sort. Fill in the fields and call Run.
@@ -119,7 +120,7 @@ func (s *Sort) Run() int {
 	chunks := split(n, workers)
 	diffs := make([]uint64, workers)
 	firsts := make([]uint64, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		lo, hi := chunks[c], chunks[c+1]
 		if lo == hi {
 			return
@@ -162,7 +163,7 @@ func (s *Sort) Run() int {
 	nb := 1 << d1
 	mask := uint64(nb - 1)
 	hist := make([][]int, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		h := make([]int, nb)
 		for _, w := range k1[chunks[c]:chunks[c+1]] {
 			h[(w>>shift)&mask]++
@@ -180,7 +181,7 @@ func (s *Sort) Run() int {
 		}
 	}
 	starts[nb] = sum
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		next := hist[c]
 		for _, w := range k1[chunks[c]:chunks[c+1]] {
 			b := (w >> shift) & mask
@@ -192,7 +193,7 @@ func (s *Sort) Run() int {
 	// Phase 3: sort and reduce buckets; each worker owns a run of buckets.
 	segs := splitBuckets(starts, workers)
 	counts := make([]int, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		b0, b1 := segs[c], segs[c+1]
 		if b0 == b1 {
 			return
@@ -310,17 +311,4 @@ func splitBuckets(starts []int, k int) []int {
 	}
 	r[k] = nb
 	return r
-}
-
-// parallel runs f(0), …, f(k-1), concurrently when k > 1.
-func parallel(k int, f func(c int)) {
-	if k == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for c := range k {
-		wg.Go(func() { f(c) })
-	}
-	wg.Wait()
 }

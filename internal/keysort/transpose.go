@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"runtime"
 	"unsafe"
+
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // Transpose is a stable counting sort for keys major<<MinorBits | minor
@@ -119,7 +121,7 @@ func (t *Transpose) Run() {
 
 	// Phase 1: bucket histograms.
 	hist := make([][]int, workers)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		h := make([]int, nb)
 		t.Count(chunks[c], chunks[c+1], l, h)
 		hist[c] = h
@@ -156,7 +158,7 @@ func (t *Transpose) Run() {
 		lowMask = ^uint64(0)
 	}
 	stage := stager(kw, t.VW)
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		next := hist[c]
 		buf := make([]uint64, chunk)
 		for a := chunks[c]; a < chunks[c+1]; a += chunk {
@@ -173,7 +175,7 @@ func (t *Transpose) Run() {
 	if t.MinorBits == 64 {
 		minorMask = ^uint64(0)
 	}
-	parallel(workers, func(c int) {
+	par.Do(workers, func(c int) {
 		b0, b1 := segs[c], segs[c+1]
 		if b0 == b1 {
 			return
