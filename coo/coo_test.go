@@ -595,3 +595,14 @@ func TestFromArrowTensor(t *testing.T) {
 		tn.Release()
 	}
 }
+
+// Densifying a tensor whose dense size fits in int64 but not in memory is
+// an error, not a runtime panic.
+func TestToDenseTooLarge(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{1 << 28, 1 << 28}, []int64{5, 7}, coo.RowMajor, []float64{1})
+	require.NoError(t, err)
+	defer x.Release()
+	_, err = x.ToDense(mem)
+	require.ErrorIs(t, err, as.ErrOverflow)
+}

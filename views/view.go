@@ -220,16 +220,18 @@ func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error
 	w := int64(as.ByteWidth(dt))
 	nbytes, ok := as.MulInt64(n, w)
 	if !ok || nbytes > maxBufferBytes {
-		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", n, w)
+		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
 	}
 	buf := NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()
 	return Contiguous(dt, buf, shape)
 }
 
-// maxBufferBytes is the largest buffer Alloc asks for: Go slices are
-// indexed by int.
-const maxBufferBytes = int64(^uint(0) >> 1)
+// maxBufferBytes is the largest buffer Alloc asks for: 2^46 bytes (64 TiB),
+// below the Go runtime's limit on a single allocation (2^48 on 64-bit
+// platforms), past which make panics instead of failing; it is also far
+// beyond any machine's memory, so a larger request is a shape error.
+const maxBufferBytes = int64(1) << 46
 
 // NewZeroedBuffer returns a buffer of n zero bytes from mem. Allocators need
 // not zero their memory, so it is cleared here. The buffer must be released
