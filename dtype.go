@@ -262,3 +262,27 @@ func MustSliceBytes[T Value](b []byte) []T {
 	}
 	return unsafe.Slice((*T)(p), len(b)/w)
 }
+
+// CheckBuffer returns nil if buf holds at least n elements of type dt
+// (buffers may be longer) at an address aligned for dt. Otherwise it returns
+// an error wrapping ErrOverflow, ErrBufferSize or ErrAlignment whose message
+// starts with what, such as "coo: value" or "csf: level 1 indices". A nil
+// buffer holds zero bytes.
+func CheckBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
+	w := int64(ByteWidth(dt))
+	need, ok := MulInt64(n, w)
+	if !ok {
+		return Errorf(ErrOverflow, "%s buffer: %d elements of %d bytes overflow int64", what, n, w)
+	}
+	have := int64(0)
+	if buf != nil {
+		have = int64(buf.Len())
+	}
+	if have < need {
+		return Errorf(ErrBufferSize, "%s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
+	}
+	if need > 0 && !Aligned(buf, int(w)) {
+		return Errorf(ErrAlignment, "%s buffer address is not a multiple of %d", what, w)
+	}
+	return nil
+}

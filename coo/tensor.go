@@ -150,10 +150,10 @@ func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *m
 	if !ok {
 		return nil, as.Errorf(as.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", nnz, ndim)
 	}
-	if err := checkBuffer(coords, ncoord, indexType, "coordinate"); err != nil {
+	if err := as.CheckBuffer(coords, ncoord, indexType, "coo: coordinate"); err != nil {
 		return nil, err
 	}
-	if err := checkBuffer(values, nnz, valueType, "value"); err != nil {
+	if err := as.CheckBuffer(values, nnz, valueType, "coo: value"); err != nil {
 		return nil, err
 	}
 	// An index type must hold every coordinate: a dimension up to
@@ -189,26 +189,6 @@ func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *m
 		return nil, as.Errorf(as.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
 	}
 	return t, nil
-}
-
-// checkBuffer verifies that buf holds n elements of dt and is aligned.
-func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
-	w := int64(as.ByteWidth(dt))
-	need, ok := as.MulInt64(n, w)
-	if !ok {
-		return as.Errorf(as.ErrOverflow, "coo: %d %s elements of %d bytes overflow int64", n, what, w)
-	}
-	have := int64(0)
-	if buf != nil {
-		have = int64(buf.Len())
-	}
-	if have < need {
-		return as.Errorf(as.ErrBufferSize, "coo: %s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
-	}
-	if need > 0 && !as.Aligned(buf, int(w)) {
-		return as.Errorf(as.ErrAlignment, "coo: %s buffer address is not a multiple of %d", what, w)
-	}
-	return nil
 }
 
 // Retain increases the reference count by 1.

@@ -132,27 +132,10 @@ func (t *Tensor) check(content bool) error {
 	return nil
 }
 
-// checkBuffer verifies that buf holds n elements of dt and is aligned. l
-// is the level, or -1 for the values.
+// checkBuffer is as.CheckBuffer naming the level (or the values, for l < 0).
 func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, l int, what string) error {
-	w := int64(as.ByteWidth(dt))
-	where := what
 	if l >= 0 {
-		where = "level " + strconv.Itoa(l) + " " + what
+		what = "level " + strconv.Itoa(l) + " " + what
 	}
-	need, ok := as.MulInt64(n, w)
-	if !ok {
-		return as.Errorf(as.ErrOverflow, "csf: %s: %d elements of %d bytes overflow int64", where, n, w)
-	}
-	have := int64(0)
-	if buf != nil {
-		have = int64(buf.Len())
-	}
-	if have < need {
-		return as.Errorf(as.ErrBufferSize, "csf: %s buffer has %d bytes, need %d (%d × %s)", where, have, need, n, dt)
-	}
-	if need > 0 && !as.Aligned(buf, int(w)) {
-		return as.Errorf(as.ErrAlignment, "csf: %s buffer address is not a multiple of %d", where, w)
-	}
-	return nil
+	return as.CheckBuffer(buf, n, dt, "csf: "+what)
 }

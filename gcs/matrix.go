@@ -229,13 +229,13 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 	if nnz > 0 && minor-1 > as.IndexMax(it) {
 		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold the %d %s of the matrix", it, minor, axis.Other())
 	}
-	if err := checkBuffer(indptr, major+1, pt, "indptr"); err != nil {
+	if err := as.CheckBuffer(indptr, major+1, pt, "gcs: indptr"); err != nil {
 		return nil, err
 	}
-	if err := checkBuffer(indices, nnz, it, "indices"); err != nil {
+	if err := as.CheckBuffer(indices, nnz, it, "gcs: indices"); err != nil {
 		return nil, err
 	}
-	if err := checkBuffer(values, nnz, vt, "values"); err != nil {
+	if err := as.CheckBuffer(values, nnz, vt, "gcs: values"); err != nil {
 		return nil, err
 	}
 	if err := m.ix().checkPointers(m); err != nil {
@@ -263,26 +263,6 @@ func (a Axis) singular() string {
 		return "column"
 	}
 	return "row"
-}
-
-// checkBuffer verifies that buf holds n elements of dt and is aligned.
-func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
-	w := int64(as.ByteWidth(dt))
-	need, ok := as.MulInt64(n, w)
-	if !ok {
-		return as.Errorf(as.ErrOverflow, "gcs: %d %s elements of %d bytes overflow int64", n, what, w)
-	}
-	have := int64(0)
-	if buf != nil {
-		have = int64(buf.Len())
-	}
-	if have < need {
-		return as.Errorf(as.ErrBufferSize, "gcs: %s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
-	}
-	if need > 0 && !as.Aligned(buf, int(w)) {
-		return as.Errorf(as.ErrAlignment, "gcs: %s buffer address is not a multiple of %d", what, w)
-	}
-	return nil
 }
 
 // copyBuffer returns a new buffer from mem holding a copy of b.
