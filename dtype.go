@@ -90,27 +90,6 @@ func IsIndexType(dt arrow.DataType) bool {
 	return false
 }
 
-// CheckValueType returns nil if dt is a tensor value type, and an error
-// wrapping ErrUnsupportedType otherwise.
-func CheckValueType(dt arrow.DataType) error {
-	if IsValueType(dt) {
-		return nil
-	}
-	return Errorf(ErrUnsupportedType, "%s is not a tensor value type (want int8…int64, uint8…uint64, float16, float32 or float64)", typeName(dt))
-}
-
-// CheckIndexType returns nil if dt is a sparse index type, and an error
-// wrapping ErrUnsupportedType otherwise. uint64 is rejected as Arrow C++ does.
-func CheckIndexType(dt arrow.DataType) error {
-	if IsIndexType(dt) {
-		return nil
-	}
-	if dt != nil && dt.ID() == arrow.UINT64 {
-		return Errorf(ErrUnsupportedType, "uint64 cannot be a sparse index type (Arrow C++ rejects it); use int64")
-	}
-	return Errorf(ErrUnsupportedType, "%s is not a sparse index type (want int8…int64 or uint8…uint32)", typeName(dt))
-}
-
 func typeName(dt arrow.DataType) string {
 	if dt == nil {
 		return "<nil>"
@@ -162,19 +141,6 @@ func IndexMax(dt arrow.DataType) int64 {
 	return 0
 }
 
-// CheckIndexFits returns an error wrapping ErrUnsupportedType unless every
-// value in 0..max fits the index type dt. what names the quantity for the
-// message ("nnz", "rows+1", …).
-func CheckIndexFits(dt arrow.DataType, max int64, what string) error {
-	if err := CheckIndexType(dt); err != nil {
-		return err
-	}
-	if max > IndexMax(dt) {
-		return Errorf(ErrUnsupportedType, "index type %s is too narrow for %s = %d (max %d)", dt, what, max, IndexMax(dt))
-	}
-	return nil
-}
-
 // SmallestIndexType returns the narrowest signed index type that holds every
 // value in 0..max: int8, int16, int32 or int64.
 func SmallestIndexType(max int64) arrow.DataType {
@@ -202,87 +168,21 @@ func AsSlice[T Value](buf *memory.Buffer, n int64) ([]T, error) {
 	var z T
 	w := int64(unsafe.Sizeof(z))
 	if n < 0 {
-		return nil, Errorf(ErrBufferSize, "negative element count %d", n)
+		return nil, errorf(ErrBufferSize, "negative element count %d", n)
 	}
 	if n == 0 {
 		return nil, nil
 	}
 	if buf == nil {
-		return nil, Errorf(ErrBufferSize, "nil buffer for %d elements", n)
+		return nil, errorf(ErrBufferSize, "nil buffer for %d elements", n)
 	}
 	b := buf.Bytes()
 	if int64(len(b))/w < n {
-		return nil, Errorf(ErrBufferSize, "buffer of %d bytes is too small for %d elements of %d bytes", len(b), n, w)
+		return nil, errorf(ErrBufferSize, "buffer of %d bytes is too small for %d elements of %d bytes", len(b), n, w)
 	}
 	p := unsafe.Pointer(unsafe.SliceData(b))
 	if uintptr(p)%uintptr(w) != 0 {
-		return nil, Errorf(ErrAlignment, "buffer address is not a multiple of the element width %d", w)
+		return nil, errorf(ErrAlignment, "buffer address is not a multiple of the element width %d", w)
 	}
 	return unsafe.Slice((*T)(p), n), nil
-}
-
-// MustSlice is AsSlice for buffers whose size and alignment the caller has
-// already checked; it panics if they are wrong.
-func MustSlice[T Value](buf *memory.Buffer, n int64) []T {
-	s, err := AsSlice[T](buf, n)
-	if err != nil {
-		panic(PanicError{Msg: "arrowsparse: " + err.Error()})
-	}
-	return s
-}
-
-// BytesOf returns the bytes of s, aliasing its memory.
-func BytesOf[T Value](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	var z T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
-}
-
-// Aligned reports whether the buffer's address is a multiple of w.
-func Aligned(buf *memory.Buffer, w int) bool {
-	if buf == nil || buf.Len() == 0 || w <= 1 {
-		return true
-	}
-	return uintptr(unsafe.Pointer(unsafe.SliceData(buf.Bytes())))%uintptr(w) == 0
-}
-
-// MustSliceBytes returns b as a []T aliasing it; len(b) must be a multiple
-// of T's size and b must be aligned for T, or it panics.
-func MustSliceBytes[T Value](b []byte) []T {
-	var z T
-	w := int(unsafe.Sizeof(z))
-	if len(b) == 0 {
-		return nil
-	}
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	if len(b)%w != 0 || uintptr(p)%uintptr(w) != 0 {
-		panic(PanicError{Msg: "arrowsparse: byte slice is not a whole number of aligned elements"})
-	}
-	return unsafe.Slice((*T)(p), len(b)/w)
-}
-
-// CheckBuffer returns nil if buf holds at least n elements of type dt
-// (buffers may be longer) at an address aligned for dt. Otherwise it returns
-// an error wrapping ErrOverflow, ErrBufferSize or ErrAlignment whose message
-// starts with what, such as "coo: value" or "csf: level 1 indices". A nil
-// buffer holds zero bytes.
-func CheckBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, what string) error {
-	w := int64(ByteWidth(dt))
-	need, ok := MulInt64(n, w)
-	if !ok {
-		return Errorf(ErrOverflow, "%s buffer: %d elements of %d bytes overflow int64", what, n, w)
-	}
-	have := int64(0)
-	if buf != nil {
-		have = int64(buf.Len())
-	}
-	if have < need {
-		return Errorf(ErrBufferSize, "%s buffer has %d bytes, need %d (%d × %s)", what, have, need, n, dt)
-	}
-	if need > 0 && !Aligned(buf, int(w)) {
-		return Errorf(ErrAlignment, "%s buffer address is not a multiple of %d", what, w)
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package arrowsparse
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -56,9 +55,9 @@ func (s *sentinel) Unwrap() error { return s.arrow }
 // Error is an error about bad input. Its message reads on its own; its
 // category is one of this package's sentinels, reachable with errors.Is.
 type Error struct {
-	Kind  error // one of the sentinels above
-	Msg   string
-	cause error // optional wrapped cause, from a %w verb
+	Kind error  // one of the sentinels above
+	Msg  string // the whole message
+	Err  error  // the underlying cause, if any; nil otherwise
 }
 
 // Error returns the message without the category, which errors.Is exposes.
@@ -66,17 +65,15 @@ func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the category and, if there is one, the wrapped cause.
 func (e *Error) Unwrap() []error {
-	if e.cause != nil {
-		return []error{e.Kind, e.cause}
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
 	}
 	return []error{e.Kind}
 }
 
-// Errorf formats an error of the given category (one of the sentinels of this
-// package). The format may use %w to wrap a cause as well.
-func Errorf(kind error, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	return &Error{Kind: kind, Msg: err.Error(), cause: errors.Unwrap(err)}
+// errorf formats an error of the given category.
+func errorf(kind error, format string, args ...any) error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
 // PanicError is the value this module panics with on programmer errors on
@@ -84,4 +81,5 @@ func Errorf(kind error, format string, args ...any) error {
 // slice index out of range, such a call is a bug in the caller, not bad data.
 type PanicError struct{ Msg string }
 
+// Error returns the message.
 func (e PanicError) Error() string { return e.Msg }

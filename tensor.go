@@ -122,5 +122,5 @@ func (d Duplicates) Check() error {
 	if d >= 0 && int(d) < len(dupNames) {
 		return nil
 	}
-	return Errorf(ErrStructure, "unknown duplicate policy %d", d)
+	return errorf(ErrStructure, "unknown duplicate policy %d", d)
 }

@@ -3,8 +3,9 @@ package coo
 import (
 	"iter"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
@@ -12,7 +13,7 @@ import (
 // duplicates included. It yields each entry's coordinates and value. The
 // coordinate slice is reused: it is valid until the next iteration and must
 // not be modified. It panics if T is not the value type.
-func All[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
+func All[T arrowsparse.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	vs := mustValues[T](t)
 	iop := coords.For(t.indexType)
 	nd := int64(len(t.shape))
@@ -31,10 +32,10 @@ func All[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	}
 }
 
-func mustValues[T as.Value](t *Tensor) []T {
+func mustValues[T arrowsparse.Value](t *Tensor) []T {
 	v, err := Values[T](t)
 	if err != nil {
-		panic(as.PanicError{Msg: err.Error()})
+		panic(arrowsparse.PanicError{Msg: err.Error()})
 	}
 	return v
 }
@@ -44,14 +45,14 @@ func mustValues[T as.Value](t *Tensor) []T {
 // binary-searches in O(ndim·log nnz); otherwise it scans all entries. It
 // panics if T is not the value type, or idx has the wrong rank or an entry
 // outside the shape.
-func At[T as.Value](t *Tensor, idx ...int64) T {
+func At[T arrowsparse.Value](t *Tensor, idx ...int64) T {
 	vs := mustValues[T](t)
 	if len(idx) != len(t.shape) {
-		panic(as.PanicError{Msg: "coo: index rank does not match the tensor's rank"})
+		panic(arrowsparse.PanicError{Msg: "coo: index rank does not match the tensor's rank"})
 	}
 	for k, i := range idx {
 		if uint64(i) >= uint64(t.shape[k]) {
-			panic(as.PanicError{Msg: "coo: index out of range"})
+			panic(arrowsparse.PanicError{Msg: "coo: index out of range"})
 		}
 	}
 	var zero T
@@ -80,7 +81,7 @@ func At[T as.Value](t *Tensor, idx ...int64) T {
 		return zero
 	}
 	out := []T{zero}
-	vals.For(t.valueType).ReducePerm(as.BytesOf(vs), as.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, as.SumDuplicates)
+	vals.For(t.valueType).ReducePerm(core.BytesOf(vs), core.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, arrowsparse.SumDuplicates)
 	return out[0]
 }
 

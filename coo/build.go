@@ -3,28 +3,29 @@ package coo
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // FromSlices returns a tensor holding copies of coords and values in buffers
 // from mem. coords is the len(values) × len(shape) coordinate matrix in the
 // given layout. It checks everything New checks. The result must be released
 // by the caller.
-func FromSlices[I as.Index, T as.Value](mem memory.Allocator, shape []int64, coords []I, layout Layout, values []T, opts ...Option) (*Tensor, error) {
+func FromSlices[I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocator, shape []int64, coords []I, layout Layout, values []T, opts ...Option) (*Tensor, error) {
 	nnz := int64(len(values))
-	if want, ok := as.MulInt64(nnz, int64(len(shape))); !ok || int64(len(coords)) != want {
-		return nil, as.Errorf(as.ErrBufferSize, "coo: %d coordinates for %d values in %d dimensions", len(coords), nnz, len(shape))
+	if want, ok := core.MulInt64(nnz, int64(len(shape))); !ok || int64(len(coords)) != want {
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "coo: %d coordinates for %d values in %d dimensions", len(coords), nnz, len(shape))
 	}
-	cb := newBuffer(mem, int64(len(as.BytesOf(coords))))
-	copy(cb.Bytes(), as.BytesOf(coords))
-	vb := newBuffer(mem, int64(len(as.BytesOf(values))))
-	copy(vb.Bytes(), as.BytesOf(values))
+	cb := newBuffer(mem, int64(len(core.BytesOf(coords))))
+	copy(cb.Bytes(), core.BytesOf(coords))
+	vb := newBuffer(mem, int64(len(core.BytesOf(values))))
+	copy(vb.Bytes(), core.BytesOf(values))
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
-	t, err := newUnretained(as.DataTypeOf[T](), as.DataTypeOf[I](), shape, cb, layout, vb, nnz, &cfg)
+	t, err := newUnretained(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), shape, cb, layout, vb, nnz, &cfg)
 	if err != nil {
 		cb.Release()
 		vb.Release()
@@ -36,7 +37,7 @@ func FromSlices[I as.Index, T as.Value](mem memory.Allocator, shape []int64, coo
 // Builder builds a COO tensor entry by entry into Arrow buffers, in the
 // manner of arrow-go's array builders. Entries may come in any order and
 // repeat coordinates. A Builder is not safe for concurrent use.
-type Builder[I as.Index, T as.Value] struct {
+type Builder[I arrowsparse.Index, T arrowsparse.Value] struct {
 	mem    memory.Allocator
 	shape  []int64
 	names  []string
@@ -47,7 +48,7 @@ type Builder[I as.Index, T as.Value] struct {
 
 // NewBuilder returns a builder of tensors of the given shape, with
 // coordinates of Go type I and values of Go type T. Release it when done.
-func NewBuilder[I as.Index, T as.Value](mem memory.Allocator, shape ...int64) *Builder[I, T] {
+func NewBuilder[I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocator, shape ...int64) *Builder[I, T] {
 	return &Builder[I, T]{mem: mem, shape: append([]int64(nil), shape...)}
 }
 
@@ -58,36 +59,36 @@ func (b *Builder[I, T]) SetDimNames(names ...string) { b.names = append([]string
 func (b *Builder[I, T]) Len() int64 { return b.n }
 
 // Append adds the entry x at coord. It returns an error wrapping
-// as.ErrShape if coord has the wrong rank, or as.ErrOutOfRange if a
+// arrowsparse.ErrShape if coord has the wrong rank, or arrowsparse.ErrOutOfRange if a
 // coordinate lies outside the shape; the entry is then not added.
 func (b *Builder[I, T]) Append(x T, coord ...int64) error {
 	if len(coord) != len(b.shape) {
-		return as.Errorf(as.ErrShape, "coo: %d coordinates for a %d-d tensor", len(coord), len(b.shape))
+		return core.Errorf(arrowsparse.ErrShape, "coo: %d coordinates for a %d-d tensor", len(coord), len(b.shape))
 	}
 	for k, c := range coord {
 		if c < 0 || c >= b.shape[k] {
-			return as.Errorf(as.ErrOutOfRange, "coo: coordinate %d is %d, outside [0, %d)", k, c, b.shape[k])
+			return core.Errorf(arrowsparse.ErrOutOfRange, "coo: coordinate %d is %d, outside [0, %d)", k, c, b.shape[k])
 		}
-		if c > as.IndexMax(as.DataTypeOf[I]()) {
-			return as.Errorf(as.ErrUnsupportedType, "coo: coordinate %d does not fit %s", c, as.DataTypeOf[I]())
+		if c > arrowsparse.IndexMax(arrowsparse.DataTypeOf[I]()) {
+			return core.Errorf(arrowsparse.ErrUnsupportedType, "coo: coordinate %d does not fit %s", c, arrowsparse.DataTypeOf[I]())
 		}
 	}
 	nd := int64(len(coord))
 	b.coords = grow[I](b.mem, b.coords, (b.n+1)*nd)
 	b.values = grow[T](b.mem, b.values, b.n+1)
-	cs := as.MustSlice[I](b.coords, (b.n+1)*nd)[b.n*nd:]
+	cs := core.MustSlice[I](b.coords, (b.n+1)*nd)[b.n*nd:]
 	for k, c := range coord {
 		cs[k] = I(c)
 	}
-	as.MustSlice[T](b.values, b.n+1)[b.n] = x
+	core.MustSlice[T](b.values, b.n+1)[b.n] = x
 	b.n++
 	return nil
 }
 
 // grow makes buf hold n elements of E, doubling its capacity when needed.
-func grow[E as.Value](mem memory.Allocator, buf *memory.Buffer, n int64) *memory.Buffer {
+func grow[E arrowsparse.Value](mem memory.Allocator, buf *memory.Buffer, n int64) *memory.Buffer {
 	var z [1]E
-	need := int(n) * len(as.BytesOf(z[:]))
+	need := int(n) * len(core.BytesOf(z[:]))
 	if buf == nil {
 		buf = memory.NewResizableBuffer(mem)
 	}
@@ -108,7 +109,7 @@ func (b *Builder[I, T]) NewTensor() (*Tensor, error) {
 		cb, vb = memory.NewResizableBuffer(b.mem), memory.NewResizableBuffer(b.mem)
 	}
 	cfg := config{names: b.names}
-	t, err := newUnretained(as.DataTypeOf[T](), as.DataTypeOf[I](), b.shape, cb, RowMajor, vb, n, &cfg)
+	t, err := newUnretained(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), b.shape, cb, RowMajor, vb, n, &cfg)
 	if err != nil {
 		cb.Release()
 		vb.Release()
@@ -133,14 +134,14 @@ func (b *Builder[I, T]) Release() {
 // caller.
 func (t *Tensor) WithLayout(mem memory.Allocator, layout Layout) (*Tensor, error) {
 	if layout != RowMajor && layout != ColMajor {
-		return nil, as.Errorf(as.ErrStructure, "coo: unknown coordinate layout %d", layout)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "coo: unknown coordinate layout %d", layout)
 	}
 	if layout == t.layout {
 		t.Retain()
 		return t, nil
 	}
 	nd := int64(len(t.shape))
-	cb := newBuffer(mem, t.nnz*nd*int64(as.ByteWidth(t.indexType)))
+	cb := newBuffer(mem, t.nnz*nd*int64(arrowsparse.ByteWidth(t.indexType)))
 	if t.nnz > 0 && nd > 0 {
 		coords.For(t.indexType).TransposeLayout(t.matrix(), cb.Bytes())
 	}
@@ -157,7 +158,7 @@ func (t *Tensor) WithLayout(mem memory.Allocator, layout Layout) (*Tensor, error
 // result must be released by the caller.
 func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 	nd := len(t.shape)
-	if err := as.CheckPermutation(perm, nd, "coo: axis permutation"); err != nil {
+	if err := core.CheckPermutation(perm, nd, "coo: axis permutation"); err != nil {
 		return nil, err
 	}
 	shape := make([]int64, nd)
@@ -171,7 +172,7 @@ func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 			names[k] = t.names[p]
 		}
 	}
-	w := int64(as.ByteWidth(t.indexType))
+	w := int64(arrowsparse.ByteWidth(t.indexType))
 	cb := newBuffer(mem, t.nnz*int64(nd)*w)
 	if t.nnz > 0 && nd > 0 {
 		src, dst := t.matrix().Data, cb.Bytes()

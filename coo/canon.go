@@ -5,8 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -15,7 +16,7 @@ import (
 // uses every core.
 type CanonOptions struct {
 	// Duplicates says how entries with equal coordinates are combined.
-	Duplicates as.Duplicates
+	Duplicates arrowsparse.Duplicates
 	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -32,8 +33,8 @@ func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
 }
 
 // CanonicalizeWith is Canonicalize with a chosen duplicate policy and number
-// of workers. With as.RejectDuplicates it returns an error wrapping
-// as.ErrNotCanonical if two entries share coordinates.
+// of workers. With arrowsparse.RejectDuplicates it returns an error wrapping
+// arrowsparse.ErrNotCanonical if two entries share coordinates.
 //
 // Memory: the output buffers, plus, unless the index type is at least 8
 // bytes per entry row (ndim × index width ≥ 8) and values are 8 bytes wide,
@@ -49,14 +50,14 @@ func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor
 		return t, nil
 	}
 	cbuf, values, u, dup := t.sorted(mem, o.Duplicates, o.Workers)
-	if dup && o.Duplicates == as.RejectDuplicates {
+	if dup && o.Duplicates == arrowsparse.RejectDuplicates {
 		cbuf.Release()
 		values.Release()
-		return nil, as.Errorf(as.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	nd := int64(len(t.shape))
-	cbuf.ResizeNoShrink(int(u * nd * int64(as.ByteWidth(t.indexType))))
-	values.ResizeNoShrink(int(u * int64(as.ByteWidth(t.valueType))))
+	cbuf.ResizeNoShrink(int(u * nd * int64(arrowsparse.ByteWidth(t.indexType))))
+	values.ResizeNoShrink(int(u * int64(arrowsparse.ByteWidth(t.valueType))))
 	return t.derived(cbuf, RowMajor, values, u, true), nil
 }
 
@@ -88,10 +89,10 @@ func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 // sorted sorts the entries into new row-major coordinate and value buffers
 // of nnz entries each, merging duplicates under policy p. It returns the
 // buffers, the number of entries written and whether duplicates were met.
-func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*memory.Buffer, *memory.Buffer, int64, bool) {
+func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers int) (*memory.Buffer, *memory.Buffer, int64, bool) {
 	n := t.nnz
 	nd := len(t.shape)
-	iw, vw := int64(as.ByteWidth(t.indexType)), int64(as.ByteWidth(t.valueType))
+	iw, vw := int64(arrowsparse.ByteWidth(t.indexType)), int64(arrowsparse.ByteWidth(t.valueType))
 	cbuf := newBuffer(mem, n*int64(nd)*iw)
 	values := newBuffer(mem, n*vw)
 	if n == 0 {
@@ -123,10 +124,10 @@ func (t *Tensor) sorted(mem memory.Allocator, p as.Duplicates, workers int) (*me
 			},
 		}
 		if int64(nd)*iw >= 8 {
-			srt.Scratch1 = as.MustSliceBytes[uint64](cb[:8*n])
+			srt.Scratch1 = core.MustSliceBytes[uint64](cb[:8*n])
 		}
 		if vw == 8 {
-			srt.Scratch2 = as.MustSliceBytes[uint64](vb)
+			srt.Scratch2 = core.MustSliceBytes[uint64](vb)
 		}
 		u := srt.Run()
 		return cbuf, values, int64(u), dup.Load()
@@ -150,5 +151,5 @@ func valueBytes(t *Tensor) []byte {
 	if t.values == nil {
 		return nil
 	}
-	return t.values.Bytes()[:t.nnz*int64(as.ByteWidth(t.valueType))]
+	return t.values.Bytes()[:t.nnz*int64(arrowsparse.ByteWidth(t.valueType))]
 }

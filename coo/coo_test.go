@@ -15,13 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
-func dense2(t *testing.T, d as.Dense) [][]float64 {
+func dense2(t *testing.T, d arrowsparse.Dense) [][]float64 {
 	t.Helper()
 	v := d.(*views.View)
 	sh := v.Shape()
@@ -140,7 +141,7 @@ func TestPropertyAgainstDense(t *testing.T) {
 			// ToDense sums duplicates.
 			d, err := x.ToDense(mem)
 			require.NoError(t, err)
-			want := rf.Combined(as.SumDuplicates)
+			want := rf.Combined(arrowsparse.SumDuplicates)
 			dv := d.(*views.View)
 			size := dv.Len()
 			db := dv.Buffer().Bytes()
@@ -149,7 +150,7 @@ func TestPropertyAgainstDense(t *testing.T) {
 			}
 			d.Release()
 
-			for _, p := range []as.Duplicates{as.SumDuplicates, as.KeepLast, as.KeepFirst, as.KeepMin, as.KeepMax} {
+			for _, p := range []arrowsparse.Duplicates{arrowsparse.SumDuplicates, arrowsparse.KeepLast, arrowsparse.KeepFirst, arrowsparse.KeepMin, arrowsparse.KeepMax} {
 				c, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: p, Workers: 1 + trial%2})
 				require.NoError(t, err)
 				assert.True(t, c.IsCanonical())
@@ -168,14 +169,14 @@ func TestPropertyAgainstDense(t *testing.T) {
 				for i, q := range cq {
 					assert.Equal(t, wv[q], cv[i], "policy %s entry %d", p, i)
 					assert.Equal(t, wv[q], atFloat(c, testutil.Unlinear(shape, q)))
-					assert.Equal(t, rf.Combined(as.SumDuplicates)[q], atFloat(x, testutil.Unlinear(shape, q)))
+					assert.Equal(t, rf.Combined(arrowsparse.SumDuplicates)[q], atFloat(x, testutil.Unlinear(shape, q)))
 				}
 				c.Release()
 			}
-			rc, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: as.RejectDuplicates})
+			rc, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.RejectDuplicates})
 			hasDup := len(rf.Entries) < int(x.NNZ())
 			if hasDup {
-				require.ErrorIs(t, err, as.ErrNotCanonical)
+				require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
 			} else {
 				require.NoError(t, err)
 				rc.Release()
@@ -195,7 +196,7 @@ func atFloat(x *coo.Tensor, idx []int64) float64 {
 	case arrow.FLOAT32:
 		return float64(coo.At[float32](x, idx...))
 	case arrow.FLOAT16:
-		return float64(as.HalfToFloat32(coo.At[float16.Num](x, idx...)))
+		return float64(arrowsparse.HalfToFloat32(coo.At[float16.Num](x, idx...)))
 	case arrow.INT8:
 		return float64(coo.At[int8](x, idx...))
 	case arrow.INT16:
@@ -438,22 +439,22 @@ func TestBadInput(t *testing.T) {
 	}
 	c8 := buf(16) // two int64 coordinates
 	defer c8.Release()
-	as.MustSliceBytes[int64](c8.Bytes())[1] = 5
+	core.MustSliceBytes[int64](c8.Bytes())[1] = 5
 	v8 := buf(8)
 	defer v8.Release()
 	f64, i64 := arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64
 
 	_, err := coo.New(f64, i64, []int64{2, 3}, c8, coo.RowMajor, v8, 1)
 	require.ErrorIs(t, err, arrow.ErrIndex) // coordinate 5 in a dimension of 3
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 2)
-	require.ErrorIs(t, err, as.ErrBufferSize) // values too small
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize) // values too small
 	_, err = coo.New(f64, i64, []int64{2, -6}, c8, coo.RowMajor, v8, 1)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, -1)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, math.MaxInt64/2)
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	_, err = coo.New(f64, arrow.PrimitiveTypes.Uint64, []int64{2, 6}, c8, coo.RowMajor, v8, 1)
 	require.ErrorIs(t, err, arrow.ErrType)
 	_, err = coo.New(arrow.BinaryTypes.String, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 1)
@@ -463,25 +464,25 @@ func TestBadInput(t *testing.T) {
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.Layout(7), v8, 1)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 1, coo.WithDimNames("x"))
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = coo.New(f64, i64, []int64{2, 6}, nil, coo.RowMajor, v8, 1)
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// A false canonical claim is rejected; under Trusted it is adopted.
 	two := buf(32)
 	defer two.Release()
-	copy(as.MustSliceBytes[int64](two.Bytes()), []int64{1, 0, 0, 1})
+	copy(core.MustSliceBytes[int64](two.Bytes()), []int64{1, 0, 0, 1})
 	v16 := buf(16)
 	defer v16.Release()
 	_, err = coo.New(f64, i64, []int64{2, 2}, two, coo.RowMajor, v16, 2, coo.WithCanonicalClaim(true))
-	require.ErrorIs(t, err, as.ErrNotCanonical)
+	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
 	tr, err := coo.New(f64, i64, []int64{2, 2}, two, coo.RowMajor, v16, 2, coo.WithCanonicalClaim(true), coo.Trusted())
 	require.NoError(t, err)
 	assert.True(t, tr.IsCanonical())
-	require.ErrorIs(t, tr.Validate(), as.ErrNotCanonical)
+	require.ErrorIs(t, tr.Validate(), arrowsparse.ErrNotCanonical)
 	tr.Release()
 	_, err = coo.FromSlices(mem, []int64{2, 2}, []int64{0, 1}, coo.RowMajor, []float64{1, 2})
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// Typed access with the wrong Go type.
 	ok, err := coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 1)
@@ -501,7 +502,7 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, err)
 	defer huge.Release()
 	_, err = huge.ToDense(mem)
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 }
 
 func TestFromDenseStrided(t *testing.T) {
@@ -510,7 +511,7 @@ func TestFromDenseStrided(t *testing.T) {
 	buf := views.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	// Column-major storage of [[0, 1.5, 0], [2.5, 0, 3.5]].
-	copy(as.MustSlice[float64](buf, 6), []float64{0, 2.5, 1.5, 0, 0, 3.5})
+	copy(core.MustSlice[float64](buf, 6), []float64{0, 2.5, 1.5, 0, 0, 3.5})
 	v, err := views.New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{2, 3}, []int64{1, 2})
 	require.NoError(t, err)
 	defer v.Release()
@@ -523,7 +524,7 @@ func TestFromDenseStrided(t *testing.T) {
 	assert.Equal(t, []float64{1.5, 2.5, 3.5}, vs)
 
 	// Negative zero is zero, NaN is not.
-	copy(as.MustSlice[float64](buf, 6), []float64{math.Copysign(0, -1), math.NaN(), 0, 0, 0, 1})
+	copy(core.MustSlice[float64](buf, 6), []float64{math.Copysign(0, -1), math.NaN(), 0, 0, 0, 1})
 	y, err := coo.FromDense(mem, v, arrow.PrimitiveTypes.Int8)
 	require.NoError(t, err)
 	defer y.Release()
@@ -539,11 +540,11 @@ func TestLongerBuffers(t *testing.T) {
 	cb := memory.NewResizableBuffer(mem)
 	cb.Resize(4*8 + 3)
 	defer cb.Release()
-	copy(as.MustSliceBytes[int64](cb.Bytes()[:32]), []int64{1, 2, 0, 1})
+	copy(core.MustSliceBytes[int64](cb.Bytes()[:32]), []int64{1, 2, 0, 1})
 	vb := memory.NewResizableBuffer(mem)
 	vb.Resize(2*4 + 3)
 	defer vb.Release()
-	copy(as.MustSliceBytes[float32](vb.Bytes()[:8]), []float32{5, 7})
+	copy(core.MustSliceBytes[float32](vb.Bytes()[:8]), []float32{5, 7})
 	x, err := coo.New(arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Int64, []int64{2, 3}, cb, coo.RowMajor, vb, 2)
 	require.NoError(t, err)
 	defer x.Release()
@@ -604,5 +605,5 @@ func TestToDenseTooLarge(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Release()
 	_, err = x.ToDense(mem)
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 }

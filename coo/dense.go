@@ -5,8 +5,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -17,34 +18,34 @@ const chunk = 1024
 
 // ToDense returns a new row-major dense view of the tensor, in a buffer from
 // mem, with duplicates summed. It fails with an error wrapping
-// as.ErrOverflow if the dense size does not fit in int64. The result must
+// arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
-func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
-	return t.ToView(mem, as.SumDuplicates)
+func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
+	return t.ToView(mem, arrowsparse.SumDuplicates)
 }
 
 // ToView is ToDense with a duplicate policy, returning the *views.View.
-// as.KeepLast gives what Arrow C++'s ToTensor gives for duplicates.
-func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, error) {
+// arrowsparse.KeepLast gives what Arrow C++'s ToTensor gives for duplicates.
+func (t *Tensor) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.View, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
-	size, err := as.NumElements(t.shape)
+	size, err := arrowsparse.NumElements(t.shape)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.valueType))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "coo: dense size of shape %v overflows int64 bytes", t.shape)
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(t.valueType))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "coo: dense size of shape %v overflows int64 bytes", t.shape)
 	}
 	v, err := views.AllocNamed(mem, t.valueType, t.shape, t.names)
 	if err != nil {
 		return nil, err
 	}
 	var seen []uint64
-	if p != as.SumDuplicates && p != as.KeepLast {
+	if p != arrowsparse.SumDuplicates && p != arrowsparse.KeepLast {
 		seen = make([]uint64, (size+63)/64)
 	}
-	strides, _ := as.RowMajorStrides(t.shape)
+	strides, _ := arrowsparse.RowMajorStrides(t.shape)
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 	dense, in := v.Buffer().Bytes(), valueBytes(t)
 	nd := len(t.shape)
@@ -66,9 +67,9 @@ func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 			dup = true
 		}
 	}
-	if dup && p == as.RejectDuplicates {
+	if dup && p == arrowsparse.RejectDuplicates {
 		v.Release()
-		return nil, as.Errorf(as.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "coo: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	return v, nil
 }
@@ -78,24 +79,24 @@ func (t *Tensor) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 // counts as zero; NaN counts as non-zero. Dim names are kept. Unlike Arrow
 // C++ (apache/arrow#47520), column-major and strided inputs convert
 // correctly. The result must be released by the caller.
-func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Tensor, error) {
+func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataType) (*Tensor, error) {
 	shape := d.Shape()
-	if err := as.CheckIndexType(indexType); err != nil {
+	if err := core.CheckIndexType(indexType); err != nil {
 		return nil, err
 	}
 	for k, n := range shape {
-		if n-1 > as.IndexMax(indexType) {
-			return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, n)
+		if n-1 > arrowsparse.IndexMax(indexType) {
+			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, n)
 		}
 	}
 	vt := d.DataType()
 	vop := vals.For(vt)
-	w := int64(as.ByteWidth(vt))
+	w := int64(arrowsparse.ByteWidth(vt))
 	data := d.Buffer().Bytes()
 	data = data[:int64(len(data))/w*w] // whole elements only
 	strides := d.ElemStrides()
 	nd := len(shape)
-	size, err := as.NumElements(shape)
+	size, err := arrowsparse.NumElements(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func FromDense(mem memory.Allocator, d as.Dense, indexType arrow.DataType) (*Ten
 	var nnz int64
 	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
 
-	iw, vw := int64(as.ByteWidth(indexType)), w
+	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
 	cbuf := newBuffer(mem, nnz*int64(nd)*iw)
 	values := newBuffer(mem, nnz*vw)
 	iop := coords.For(indexType)

@@ -18,7 +18,7 @@
 // built, never taken on trust (except under the Trusted option, which says
 // what it skips). Canonicalize sorts and sums duplicates, as scipy,
 // pydata/sparse and PyTorch do; CanonicalizeWith chooses another duplicate
-// policy by name (as.KeepLast is what Arrow C++'s densify does).
+// policy by name (arrowsparse.KeepLast is what Arrow C++'s densify does).
 //
 // # Ownership
 //
@@ -40,10 +40,10 @@
 //
 // Constructors check types, shape, buffer sizes and alignment, and that
 // every coordinate lies inside the shape; failures return errors wrapping
-// arrow.ErrInvalid (as.ErrShape, as.ErrBufferSize, as.ErrOverflow, …),
-// arrow.ErrIndex (as.ErrOutOfRange) or arrow.ErrType
-// (as.ErrUnsupportedType). Accessors given a wrong rank, an index outside
-// the shape or the wrong Go type panic with an as.PanicError, as slice
+// arrow.ErrInvalid (arrowsparse.ErrShape, arrowsparse.ErrBufferSize, arrowsparse.ErrOverflow, …),
+// arrow.ErrIndex (arrowsparse.ErrOutOfRange) or arrow.ErrType
+// (arrowsparse.ErrUnsupportedType). Accessors given a wrong rank, an index outside
+// the shape or the wrong Go type panic with an arrowsparse.PanicError, as slice
 // indexing does.
 //
 // # Concurrency

@@ -7,8 +7,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // FromRecord builds a tensor from a record batch in table form: one integer
@@ -23,20 +24,20 @@ import (
 // coordinates and coordinates outside shape are errors. The result must be
 // released by the caller.
 func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, valueCol string, shape []int64, indexType arrow.DataType) (*Tensor, error) {
-	if err := as.CheckIndexType(indexType); err != nil {
+	if err := core.CheckIndexType(indexType); err != nil {
 		return nil, err
 	}
 	if shape != nil && len(shape) != len(dimCols) {
-		return nil, as.Errorf(as.ErrShape, "coo: shape has %d dimensions but %d dimension columns are named", len(shape), len(dimCols))
+		return nil, core.Errorf(arrowsparse.ErrShape, "coo: shape has %d dimensions but %d dimension columns are named", len(shape), len(dimCols))
 	}
 	column := func(name string) (arrow.Array, error) {
 		idx := rec.Schema().FieldIndices(name)
 		if len(idx) != 1 {
-			return nil, as.Errorf(as.ErrShape, "coo: record batch has %d columns named %q, want 1", len(idx), name)
+			return nil, core.Errorf(arrowsparse.ErrShape, "coo: record batch has %d columns named %q, want 1", len(idx), name)
 		}
 		col := rec.Column(idx[0])
 		if col.NullN() > 0 {
-			return nil, as.Errorf(as.ErrStructure, "coo: column %q has %d nulls; sparse entries cannot be null", name, col.NullN())
+			return nil, core.Errorf(arrowsparse.ErrStructure, "coo: column %q has %d nulls; sparse entries cannot be null", name, col.NullN())
 		}
 		return col, nil
 	}
@@ -45,7 +46,7 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 		return nil, err
 	}
 	vt := valArr.DataType()
-	if err := as.CheckValueType(vt); err != nil {
+	if err := core.CheckValueType(vt); err != nil {
 		return nil, err
 	}
 	nnz := int64(rec.NumRows())
@@ -68,25 +69,25 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 			}
 		}
 	}
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return nil, err
 	}
 	for k, c := range cols {
 		for i, v := range c {
 			if v >= shape[k] {
-				return nil, as.Errorf(as.ErrOutOfRange, "coo: row %d of column %q is %d, outside [0, %d)", i, dimCols[k], v, shape[k])
+				return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is %d, outside [0, %d)", i, dimCols[k], v, shape[k])
 			}
 		}
-		if shape[k]-1 > as.IndexMax(indexType) && nnz > 0 {
-			return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, shape[k])
+		if shape[k]-1 > arrowsparse.IndexMax(indexType) && nnz > 0 {
+			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, shape[k])
 		}
 	}
 	iop := coords.For(indexType)
-	cb := newBuffer(mem, nnz*int64(nd)*int64(as.ByteWidth(indexType)))
+	cb := newBuffer(mem, nnz*int64(nd)*int64(arrowsparse.ByteWidth(indexType)))
 	for k, c := range cols {
 		iop.Put(cb.Bytes(), int64(k)*nnz, c)
 	}
-	vw := int64(as.ByteWidth(vt))
+	vw := int64(arrowsparse.ByteWidth(vt))
 	vb := newBuffer(mem, nnz*vw)
 	off := int64(valArr.Data().Offset())
 	copy(vb.Bytes(), valArr.Data().Buffers()[1].Bytes()[off*vw:(off+nnz)*vw])
@@ -123,10 +124,10 @@ func int64Column(arr arrow.Array, name string) ([]int64, error) {
 	case *array.Uint64:
 		bad = convert(out, a.Uint64Values())
 	default:
-		return nil, as.Errorf(as.ErrUnsupportedType, "coo: dimension column %q has type %s, want an integer type", name, arr.DataType())
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: dimension column %q has type %s, want an integer type", name, arr.DataType())
 	}
 	if bad >= 0 {
-		return nil, as.Errorf(as.ErrOutOfRange, "coo: row %d of column %q is negative or beyond int64", bad, name)
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is negative or beyond int64", bad, name)
 	}
 	return out, nil
 }
@@ -167,8 +168,8 @@ func (t *Tensor) ToRecord(mem memory.Allocator) (arrow.RecordBatch, error) {
 			}
 		}
 	}()
-	iw := int64(as.ByteWidth(t.indexType))
-	vw := int64(as.ByteWidth(t.valueType))
+	iw := int64(arrowsparse.ByteWidth(t.indexType))
+	vw := int64(arrowsparse.ByteWidth(t.valueType))
 	for k := range nd {
 		name := fmt.Sprintf("dim%d", k)
 		if t.names != nil && t.names[k] != "" {

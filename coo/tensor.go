@@ -6,8 +6,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Layout is the memory order of the nnz × ndim coordinate matrix.
@@ -49,7 +50,7 @@ type Tensor struct {
 	claimedNot bool
 }
 
-var _ as.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Tensor = (*Tensor)(nil)
 
 // Option configures New.
 type Option func(*config)
@@ -68,7 +69,7 @@ func WithDimNames(names ...string) Option {
 
 // WithCanonicalClaim records what the producer of the data claims about its
 // order, such as the isCanonical flag of an IPC message. New checks a true
-// claim and returns an error wrapping as.ErrNotCanonical if it is false; a
+// claim and returns an error wrapping arrowsparse.ErrNotCanonical if it is false; a
 // false claim is not an error (the flag is computed either way). Under
 // Trusted, the claim is adopted without a check.
 func WithCanonicalClaim(canonical bool) Option {
@@ -127,41 +128,41 @@ func New(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buff
 // newUnretained checks and builds a tensor that takes over the caller's
 // references to the buffers (used by constructors that allocate).
 func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, cfg *config) (*Tensor, error) {
-	if err := as.CheckValueType(valueType); err != nil {
+	if err := core.CheckValueType(valueType); err != nil {
 		return nil, err
 	}
-	if err := as.CheckIndexType(indexType); err != nil {
+	if err := core.CheckIndexType(indexType); err != nil {
 		return nil, err
 	}
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return nil, err
 	}
-	if err := as.CheckDimNames(cfg.names, len(shape)); err != nil {
+	if err := core.CheckDimNames(cfg.names, len(shape)); err != nil {
 		return nil, err
 	}
 	if layout != RowMajor && layout != ColMajor {
-		return nil, as.Errorf(as.ErrStructure, "coo: unknown coordinate layout %d", layout)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "coo: unknown coordinate layout %d", layout)
 	}
 	if nnz < 0 {
-		return nil, as.Errorf(as.ErrShape, "coo: negative number of stored values %d", nnz)
+		return nil, core.Errorf(arrowsparse.ErrShape, "coo: negative number of stored values %d", nnz)
 	}
 	ndim := int64(len(shape))
-	ncoord, ok := as.MulInt64(nnz, ndim)
+	ncoord, ok := core.MulInt64(nnz, ndim)
 	if !ok {
-		return nil, as.Errorf(as.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", nnz, ndim)
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", nnz, ndim)
 	}
-	if err := as.CheckBuffer(coords, ncoord, indexType, "coo: coordinate"); err != nil {
+	if err := core.CheckBuffer(coords, ncoord, indexType, "coo: coordinate"); err != nil {
 		return nil, err
 	}
-	if err := as.CheckBuffer(values, nnz, valueType, "coo: value"); err != nil {
+	if err := core.CheckBuffer(values, nnz, valueType, "coo: value"); err != nil {
 		return nil, err
 	}
 	// An index type must hold every coordinate: a dimension up to
 	// IndexMax+1 is fine, since coordinates are below the size.
 	if nnz > 0 {
 		for k, d := range shape {
-			if d-1 > as.IndexMax(indexType) {
-				return nil, as.Errorf(as.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, d)
+			if d-1 > arrowsparse.IndexMax(indexType) {
+				return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, d)
 			}
 		}
 	}
@@ -169,7 +170,7 @@ func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *m
 		valueType: valueType,
 		indexType: indexType,
 		shape:     append([]int64(nil), shape...),
-		names:     as.CloneDimNames(cfg.names),
+		names:     core.CloneDimNames(cfg.names),
 		nnz:       nnz,
 		layout:    layout,
 		coords:    coords,
@@ -186,7 +187,7 @@ func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *m
 	}
 	t.canonical = t.detectCanonical()
 	if cfg.claim > 0 && !t.canonical {
-		return nil, as.Errorf(as.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
 	}
 	return t, nil
 }
@@ -210,8 +211,8 @@ func (t *Tensor) Release() {
 	}
 }
 
-// Format returns as.FormatCOO.
-func (t *Tensor) Format() as.Format { return as.FormatCOO }
+// Format returns arrowsparse.FormatCOO.
+func (t *Tensor) Format() arrowsparse.Format { return arrowsparse.FormatCOO }
 
 // DataType returns the type of the values.
 func (t *Tensor) DataType() arrow.DataType { return t.valueType }
@@ -226,7 +227,7 @@ func (t *Tensor) Shape() []int64 { return append([]int64(nil), t.shape...) }
 func (t *Tensor) NumDims() int { return len(t.shape) }
 
 // DimNames returns a copy of the dimension names, or nil.
-func (t *Tensor) DimNames() []string { return as.CloneDimNames(t.names) }
+func (t *Tensor) DimNames() []string { return core.CloneDimNames(t.names) }
 
 // NNZ returns the number of stored entries, duplicates included.
 func (t *Tensor) NNZ() int64 { return t.nnz }
@@ -258,29 +259,29 @@ func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.values }
 
 // Coords returns the coordinate matrix as a []I of length nnz·ndim that
 // aliases the buffer (see Layout for the order). It returns an error
-// wrapping as.ErrUnsupportedType if I is not the index type.
-func Coords[I as.Index](t *Tensor) ([]I, error) {
-	if !as.TypeMatches[I](t.indexType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "coo: coordinates are %s, not %s", t.indexType, as.DataTypeOf[I]())
+// wrapping arrowsparse.ErrUnsupportedType if I is not the index type.
+func Coords[I arrowsparse.Index](t *Tensor) ([]I, error) {
+	if !arrowsparse.TypeMatches[I](t.indexType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: coordinates are %s, not %s", t.indexType, arrowsparse.DataTypeOf[I]())
 	}
-	return as.AsSlice[I](t.coords, t.nnz*int64(len(t.shape)))
+	return arrowsparse.AsSlice[I](t.coords, t.nnz*int64(len(t.shape)))
 }
 
 // Values returns the values as a []T of length nnz that aliases the buffer.
-// It returns an error wrapping as.ErrUnsupportedType if T is not the value
+// It returns an error wrapping arrowsparse.ErrUnsupportedType if T is not the value
 // type.
-func Values[T as.Value](t *Tensor) ([]T, error) {
-	if !as.TypeMatches[T](t.valueType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "coo: values are %s, not %s", t.valueType, as.DataTypeOf[T]())
+func Values[T arrowsparse.Value](t *Tensor) ([]T, error) {
+	if !arrowsparse.TypeMatches[T](t.valueType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: values are %s, not %s", t.valueType, arrowsparse.DataTypeOf[T]())
 	}
-	return as.AsSlice[T](t.values, t.nnz)
+	return arrowsparse.AsSlice[T](t.values, t.nnz)
 }
 
 // Coord returns coordinate k of entry i. It panics if i or k is out of
 // range. It dispatches on the index type per call: use Coords in loops.
 func (t *Tensor) Coord(i int64, k int) int64 {
 	if uint64(i) >= uint64(t.nnz) || uint(k) >= uint(len(t.shape)) {
-		panic(as.PanicError{Msg: "coo: entry or dimension out of range"})
+		panic(arrowsparse.PanicError{Msg: "coo: entry or dimension out of range"})
 	}
 	return coords.For(t.indexType).At(t.matrix(), i, k)
 }
@@ -319,7 +320,7 @@ func (t *Tensor) matrix() coords.Matrix {
 	var data []byte
 	if t.coords != nil {
 		// Exactly the matrix: a buffer may be longer, by any number of bytes.
-		data = t.coords.Bytes()[:t.nnz*int64(len(t.shape))*int64(as.ByteWidth(t.indexType))]
+		data = t.coords.Bytes()[:t.nnz*int64(len(t.shape))*int64(arrowsparse.ByteWidth(t.indexType))]
 	}
 	return coords.Matrix{Type: t.indexType, Data: data, N: t.nnz, Shape: t.shape, ColMajor: t.layout == ColMajor}
 }

@@ -4,7 +4,8 @@ import (
 	"iter"
 	"slices"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // All returns an iterator over the stored values in tree order: sorted by
@@ -13,7 +14,7 @@ import (
 // whatever the axis order), and the value. The coordinate slice is reused:
 // it is valid until the next iteration and must not be modified. It panics
 // if T is not the value type.
-func All[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
+func All[T arrowsparse.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	vs := mustValues[T](t)
 	return func(yield func([]int64, T) bool) {
 		lo, hi := t.leafRange()
@@ -45,14 +46,14 @@ func All[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
 // is stored there. It binary-searches the children of one node per level,
 // in O(Σ log(children)). It panics if T is not the value type, or idx has
 // the wrong rank or an entry outside the shape.
-func At[T as.Value](t *Tensor, idx ...int64) T {
+func At[T arrowsparse.Value](t *Tensor, idx ...int64) T {
 	vs := mustValues[T](t)
 	if len(idx) != len(t.shape) {
-		panic(as.PanicError{Msg: "csf: index rank does not match the tensor's rank"})
+		panic(arrowsparse.PanicError{Msg: "csf: index rank does not match the tensor's rank"})
 	}
 	for k, i := range idx {
 		if uint64(i) >= uint64(t.shape[k]) {
-			panic(as.PanicError{Msg: "csf: index out of range"})
+			panic(arrowsparse.PanicError{Msg: "csf: index out of range"})
 		}
 	}
 	var zero T
@@ -106,7 +107,7 @@ func (t *Tensor) Sub(fixed ...int64) *Tensor {
 	nl := len(t.levels)
 	k := len(fixed)
 	if k > nl-2 {
-		panic(as.PanicError{Msg: "csf: Sub fixes at most NumDims()-2 coordinates"})
+		panic(arrowsparse.PanicError{Msg: "csf: Sub fixes at most NumDims()-2 coordinates"})
 	}
 	if k == 0 {
 		t.Retain()
@@ -127,7 +128,7 @@ func (t *Tensor) Sub(fixed ...int64) *Tensor {
 			s.names[j] = t.names[d]
 		}
 	}
-	s.names = as.CloneDimNames(s.names)
+	s.names = core.CloneDimNames(s.names)
 	s.order = make([]int, nl-k)
 	for j, d := range t.order[k:] {
 		s.order[j], _ = slices.BinarySearch(dims, d)
@@ -161,7 +162,7 @@ func (t *Tensor) Sub(fixed ...int64) *Tensor {
 func (t *Tensor) checkFixed(fixed []int64) {
 	for l, x := range fixed {
 		if uint64(x) >= uint64(t.shape[t.order[l]]) {
-			panic(as.PanicError{Msg: "csf: coordinate out of range"})
+			panic(arrowsparse.PanicError{Msg: "csf: coordinate out of range"})
 		}
 	}
 }
@@ -172,13 +173,13 @@ func (t *Tensor) checkFixed(fixed []int64) {
 // slices alias the tensor's buffers, are valid while it is alive and must
 // not be modified. They are empty when nothing is stored there.
 //
-// It returns an error wrapping as.ErrUnsupportedType if I is not the last
+// It returns an error wrapping arrowsparse.ErrUnsupportedType if I is not the last
 // level's indices type or T not the value type, and panics if fixed does
 // not hold NumDims()-1 coordinates inside their dimensions.
-func Fiber[I as.Index, T as.Value](t *Tensor, fixed ...int64) ([]I, []T, error) {
+func Fiber[I arrowsparse.Index, T arrowsparse.Value](t *Tensor, fixed ...int64) ([]I, []T, error) {
 	nl := len(t.levels)
 	if len(fixed) != nl-1 {
-		panic(as.PanicError{Msg: "csf: Fiber fixes NumDims()-1 coordinates"})
+		panic(arrowsparse.PanicError{Msg: "csf: Fiber fixes NumDims()-1 coordinates"})
 	}
 	t.checkFixed(fixed)
 	idx, err := Indices[I](t, nl-1)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -71,7 +71,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Release()
 	require.NoError(t, x.Validate())
-	assert.Equal(t, as.FormatCSF, x.Format())
+	assert.Equal(t, arrowsparse.FormatCSF, x.Format())
 	assert.Equal(t, f64, x.DataType())
 	assert.Equal(t, 4, x.NumDims())
 	assert.True(t, x.IsCompact())
@@ -109,7 +109,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	assert.Panics(t, func() { csf.Fiber[int32, float64](x, 1, 1) })
 	assert.Panics(t, func() { x.IndicesBuffer(4) })
 	_, err = x.WithAxisOrder(mem, 0, 1, 1, 2)
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	same, err := x.WithAxisOrder(mem, 0, 1, 2, 3)
 	require.NoError(t, err)
 	assert.True(t, same == x)
@@ -124,36 +124,36 @@ func TestBadInput(t *testing.T) {
 		opts  []csf.Option
 		want  error
 	}{
-		{"axis order not a permutation", func(h *handBuilt) []int64 { h.order = []int{0, 0, 1, 2}; return nil }, nil, as.ErrStructure},
-		{"axis order too short", func(h *handBuilt) []int64 { h.order = []int{0, 1, 2}; return nil }, nil, as.ErrStructure},
-		{"negative dimension", func(h *handBuilt) []int64 { h.shape[1] = -3; return nil }, nil, as.ErrShape},
-		{"dim names", func(h *handBuilt) []int64 { return nil }, []csf.Option{csf.WithDimNames("a")}, as.ErrShape},
+		{"axis order not a permutation", func(h *handBuilt) []int64 { h.order = []int{0, 0, 1, 2}; return nil }, nil, arrowsparse.ErrStructure},
+		{"axis order too short", func(h *handBuilt) []int64 { h.order = []int{0, 1, 2}; return nil }, nil, arrowsparse.ErrStructure},
+		{"negative dimension", func(h *handBuilt) []int64 { h.shape[1] = -3; return nil }, nil, arrowsparse.ErrShape},
+		{"dim names", func(h *handBuilt) []int64 { return nil }, []csf.Option{csf.WithDimNames("a")}, arrowsparse.ErrShape},
 		{"too few levels", func(h *handBuilt) []int64 {
 			h.indices = h.indices[:3]
 			return nil
-		}, nil, as.ErrStructure},
+		}, nil, arrowsparse.ErrStructure},
 		{"indptr on the last level", func(h *handBuilt) []int64 {
 			h.indptr = append(h.indptr, []int32{0, 0, 0, 0, 0, 0, 0, 0, 0})
 			return nil
-		}, nil, as.ErrStructure},
-		{"indptr missing", func(h *handBuilt) []int64 { h.indptr = h.indptr[:2]; return nil }, nil, as.ErrStructure},
-		{"indices buffer too short", func(h *handBuilt) []int64 { return []int64{2, 3, 5, 8} }, nil, as.ErrBufferSize},
+		}, nil, arrowsparse.ErrStructure},
+		{"indptr missing", func(h *handBuilt) []int64 { h.indptr = h.indptr[:2]; return nil }, nil, arrowsparse.ErrStructure},
+		{"indices buffer too short", func(h *handBuilt) []int64 { return []int64{2, 3, 5, 8} }, nil, arrowsparse.ErrBufferSize},
 		{"indptr buffer too short", func(h *handBuilt) []int64 {
 			h.indptr[1] = h.indptr[1][:3]
 			return nil
-		}, nil, as.ErrBufferSize},
-		{"negative length", func(h *handBuilt) []int64 { return []int64{2, -3, 4, 8} }, nil, as.ErrShape},
-		{"indptr decreases", func(h *handBuilt) []int64 { h.indptr[2] = []int32{0, 2, 1, 5, 8}; return nil }, nil, as.ErrStructure},
-		{"indptr does not start at 0", func(h *handBuilt) []int64 { h.indptr[1] = []int32{1, 1, 3, 4}; return nil }, nil, as.ErrStructure},
-		{"indptr end mismatches the next level", func(h *handBuilt) []int64 { h.indptr[1] = []int32{0, 1, 3, 3}; return nil }, nil, as.ErrStructure},
-		{"index outside its dimension", func(h *handBuilt) []int64 { h.indices[3][7] = 4; return nil }, nil, as.ErrOutOfRange},
-		{"negative index", func(h *handBuilt) []int64 { h.indices[1][0] = -1; return nil }, nil, as.ErrOutOfRange},
-		{"root index outside", func(h *handBuilt) []int64 { h.indices[0][1] = 3; return nil }, nil, as.ErrOutOfRange},
-		{"indices decrease within a node", func(h *handBuilt) []int64 { h.indices[3][5], h.indices[3][6] = 2, 1; return nil }, nil, as.ErrStructure},
-		{"repeated index within a node", func(h *handBuilt) []int64 { h.indices[2][1], h.indices[2][2] = 2, 2; return nil }, nil, as.ErrStructure},
-		{"repeated root", func(h *handBuilt) []int64 { h.indices[0][1] = 1; return nil }, nil, as.ErrStructure},
-		{"nnz disagrees with the last level", func(h *handBuilt) []int64 { h.nnz = 7; return nil }, nil, as.ErrStructure},
-		{"values too short", func(h *handBuilt) []int64 { h.values = h.values[:7]; return nil }, nil, as.ErrBufferSize},
+		}, nil, arrowsparse.ErrBufferSize},
+		{"negative length", func(h *handBuilt) []int64 { return []int64{2, -3, 4, 8} }, nil, arrowsparse.ErrShape},
+		{"indptr decreases", func(h *handBuilt) []int64 { h.indptr[2] = []int32{0, 2, 1, 5, 8}; return nil }, nil, arrowsparse.ErrStructure},
+		{"indptr does not start at 0", func(h *handBuilt) []int64 { h.indptr[1] = []int32{1, 1, 3, 4}; return nil }, nil, arrowsparse.ErrStructure},
+		{"indptr end mismatches the next level", func(h *handBuilt) []int64 { h.indptr[1] = []int32{0, 1, 3, 3}; return nil }, nil, arrowsparse.ErrStructure},
+		{"index outside its dimension", func(h *handBuilt) []int64 { h.indices[3][7] = 4; return nil }, nil, arrowsparse.ErrOutOfRange},
+		{"negative index", func(h *handBuilt) []int64 { h.indices[1][0] = -1; return nil }, nil, arrowsparse.ErrOutOfRange},
+		{"root index outside", func(h *handBuilt) []int64 { h.indices[0][1] = 3; return nil }, nil, arrowsparse.ErrOutOfRange},
+		{"indices decrease within a node", func(h *handBuilt) []int64 { h.indices[3][5], h.indices[3][6] = 2, 1; return nil }, nil, arrowsparse.ErrStructure},
+		{"repeated index within a node", func(h *handBuilt) []int64 { h.indices[2][1], h.indices[2][2] = 2, 2; return nil }, nil, arrowsparse.ErrStructure},
+		{"repeated root", func(h *handBuilt) []int64 { h.indices[0][1] = 1; return nil }, nil, arrowsparse.ErrStructure},
+		{"nnz disagrees with the last level", func(h *handBuilt) []int64 { h.nnz = 7; return nil }, nil, arrowsparse.ErrStructure},
+		{"values too short", func(h *handBuilt) []int64 { h.values = h.values[:7]; return nil }, nil, arrowsparse.ErrBufferSize},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,18 +177,18 @@ func TestBadInput(t *testing.T) {
 	h.indptr[2] = []int32{0, 2, 1, 5, 8}
 	x, err = h.build(t, mem, nil, csf.Trusted())
 	require.NoError(t, err)
-	require.ErrorIs(t, x.Validate(), as.ErrStructure)
+	require.ErrorIs(t, x.Validate(), arrowsparse.ErrStructure)
 	x.Release()
 	h = seed003Levels()
 	h.indices[3][0] = 9
 	x, err = h.build(t, mem, nil, csf.Trusted())
 	require.NoError(t, err)
-	require.ErrorIs(t, x.Validate(), as.ErrOutOfRange)
+	require.ErrorIs(t, x.Validate(), arrowsparse.ErrOutOfRange)
 	x.Release()
 	h = seed003Levels()
 	h.indptr[1] = []int32{0, 1, 3, 3}
 	_, err = h.build(t, mem, nil, csf.Trusted())
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
 	// Types, alignment, rank.
 	ib := testutil.BufferOf(mem, []int64{0, 1})
@@ -202,9 +202,9 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, err)
 	x.Release()
 	_, err = csf.New(f64, []int64{2}, []int{0}, good[1:], vb, 2)
-	require.ErrorIs(t, err, as.ErrShape) // fewer than 2 dimensions
+	require.ErrorIs(t, err, arrowsparse.ErrShape) // fewer than 2 dimensions
 	_, err = csf.New(f64, []int64{}, []int{}, nil, vb, 0)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = csf.New(arrow.BinaryTypes.String, []int64{2, 2}, []int{0, 1}, good, vb, 2)
 	require.ErrorIs(t, err, arrow.ErrType)
 	bad := append([]csf.Level(nil), good...)
@@ -222,16 +222,16 @@ func TestBadInput(t *testing.T) {
 	bad[0].Indptr = testutil.BufferOf(mem, []int64{0, 1, 1})
 	defer bad[0].Indptr.Release()
 	_, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, bad, vb, 1)
-	require.ErrorIs(t, err, as.ErrAlignment)
+	require.ErrorIs(t, err, arrowsparse.ErrAlignment)
 	_, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, good, nil, 2)
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// Conversions that cannot work.
 	y, err := csf.New(f64, []int64{1 << 40, 1 << 40}, []int{0, 1}, good, vb, 2)
 	require.NoError(t, err)
 	defer y.Release()
 	_, err = y.ToDense(mem)
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	c := seed003(t, mem)
 	defer c.Release()
 	for _, o := range []csf.ConvertOptions{
@@ -246,19 +246,19 @@ func TestBadInput(t *testing.T) {
 		_, err = csf.FromCOO(mem, c, o)
 		require.Error(t, err, "%+v", o)
 	}
-	ok, err := csf.FromCOO(mem, c, csf.ConvertOptions{Duplicates: as.RejectDuplicates})
+	ok, err := csf.FromCOO(mem, c, csf.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
 	require.NoError(t, err) // seed 003 has no duplicates
 	ok.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 2}, []int8{0, 1, 0, 1}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)
 	defer dup.Release()
-	_, err = csf.FromCOO(mem, dup, csf.ConvertOptions{Duplicates: as.RejectDuplicates})
-	require.ErrorIs(t, err, as.ErrNotCanonical)
+	_, err = csf.FromCOO(mem, dup, csf.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
 	one, err := coo.FromSlices(mem, []int64{5}, []int8{1}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer one.Release()
 	_, err = csf.FromCOO(mem, one, csf.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrShape) // CSF needs 2 dimensions
+	require.ErrorIs(t, err, arrowsparse.ErrShape) // CSF needs 2 dimensions
 	// A coordinate type too narrow for a dimension.
 	wide, err := coo.FromSlices(mem, []int64{2, 300}, []int16{0, 299}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)

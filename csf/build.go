@@ -8,7 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
@@ -348,7 +349,7 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 	nl := len(s.order)
 	counts := b.count()
 	for l := 0; l < nl-1; l++ {
-		if err := as.CheckIndexFits(s.ptrTypes[l], counts[l+1], "the indptr of level "+strconv.Itoa(l)); err != nil {
+		if err := core.CheckIndexFits(s.ptrTypes[l], counts[l+1], "the indptr of level "+strconv.Itoa(l)); err != nil {
 			values.Release()
 			if leaf != nil {
 				leaf.Release()
@@ -362,18 +363,18 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 		if l == nl-1 && leaf != nil {
 			idx[l] = leaf
 		} else {
-			idx[l] = newBuffer(mem, counts[l]*int64(as.ByteWidth(s.idxTypes[l])))
+			idx[l] = newBuffer(mem, counts[l]*int64(arrowsparse.ByteWidth(s.idxTypes[l])))
 		}
 		if l < nl-1 {
-			ptr[l] = newBuffer(mem, (counts[l]+1)*int64(as.ByteWidth(s.ptrTypes[l])))
+			ptr[l] = newBuffer(mem, (counts[l]+1)*int64(arrowsparse.ByteWidth(s.ptrTypes[l])))
 		}
 	}
 	b.fill(idx, ptr, s.idxTypes, s.ptrTypes)
 	u := counts[nl-1]
-	if n := int(u) * as.ByteWidth(s.idxTypes[nl-1]); idx[nl-1].Len() != n {
+	if n := int(u) * arrowsparse.ByteWidth(s.idxTypes[nl-1]); idx[nl-1].Len() != n {
 		idx[nl-1].ResizeNoShrink(n)
 	}
-	if n := int(u) * as.ByteWidth(s.valueType); values.Len() != n {
+	if n := int(u) * arrowsparse.ByteWidth(s.valueType); values.Len() != n {
 		values.ResizeNoShrink(n)
 	}
 	t := &Tensor{

@@ -7,29 +7,30 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // ToDense returns a new row-major dense view of the tensor, in a buffer
 // from mem, keeping the dimension names. It fails with an error wrapping
-// as.ErrOverflow if the dense size does not fit in int64. The result must
+// arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
-func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
+func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 	return t.ToView(mem)
 }
 
 // ToView is ToDense returning the *views.View.
 func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
-	size, err := as.NumElements(t.shape)
+	size, err := arrowsparse.NumElements(t.shape)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.valueType))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "csf: dense size of shape %v overflows int64 bytes", t.shape)
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(t.valueType))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "csf: dense size of shape %v overflows int64 bytes", t.shape)
 	}
 	v, err := views.AllocNamed(mem, t.valueType, t.shape, t.names)
 	if err != nil {
@@ -39,7 +40,7 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 	if lo == hi {
 		return v, nil
 	}
-	rs, _ := as.RowMajorStrides(t.shape)
+	rs, _ := arrowsparse.RowMajorStrides(t.shape)
 	nl := len(t.levels)
 	st := make([]int64, nl) // row-major stride of each level's dimension
 	for l, k := range t.order {
@@ -61,7 +62,7 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 			}
 			pos[j] = q
 		}
-		vop.Scatter(dense, pos[:b-a], in, a-t.vshift, as.SumDuplicates, nil)
+		vop.Scatter(dense, pos[:b-a], in, a-t.vshift, arrowsparse.SumDuplicates, nil)
 	}
 	return v, nil
 }
@@ -75,12 +76,12 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 	it := t.levels[0].idxType
 	for _, lv := range t.levels[1:] {
-		if as.IndexMax(lv.idxType) > as.IndexMax(it) {
+		if arrowsparse.IndexMax(lv.idxType) > arrowsparse.IndexMax(it) {
 			it = lv.idxType
 		}
 	}
 	nl := len(t.levels)
-	iw := int64(as.ByteWidth(it))
+	iw := int64(arrowsparse.ByteWidth(it))
 	cb := newBuffer(mem, t.nnz*int64(nl)*iw)
 	defer cb.Release()
 	lo, hi := t.leafRange()
@@ -102,7 +103,7 @@ func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 			iop.Put(cb.Bytes(), (a-lo)*int64(nl), row[:m])
 		}
 	}
-	vw := int64(as.ByteWidth(t.valueType))
+	vw := int64(arrowsparse.ByteWidth(t.valueType))
 	vb := sliceBuffer(t.values, (lo-t.vshift)*vw, t.nnz*vw)
 	if vb != nil {
 		defer vb.Release()
@@ -145,19 +146,19 @@ func DefaultAxisOrder(shape []int64) []int { return defaultOrder(shape) }
 // already of the asked types are shared (a compact tensor whose levels all
 // are is returned itself, retained); the others are converted into new
 // buffers from mem. The values are shared, and the result is compact. It
-// returns an error wrapping as.ErrUnsupportedType if a type is not an
+// returns an error wrapping arrowsparse.ErrUnsupportedType if a type is not an
 // index type or cannot hold the level's values. The result must be
 // released by the caller.
 func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType arrow.DataType) (*Tensor, error) {
 	nl := len(t.levels)
 	for l := range t.levels {
 		if indicesType != nil {
-			if err := as.CheckIndexFits(indicesType, max(t.shape[t.order[l]]-1, 0), "the coordinates of dimension "+strconv.Itoa(t.order[l])); err != nil {
+			if err := core.CheckIndexFits(indicesType, max(t.shape[t.order[l]]-1, 0), "the coordinates of dimension "+strconv.Itoa(t.order[l])); err != nil {
 				return nil, err
 			}
 		}
 		if indptrType != nil && l < nl-1 {
-			if err := as.CheckIndexFits(indptrType, t.levels[l+1].n, "the indptr of level "+strconv.Itoa(l)); err != nil {
+			if err := core.CheckIndexFits(indptrType, t.levels[l+1].n, "the indptr of level "+strconv.Itoa(l)); err != nil {
 				return nil, err
 			}
 		}
@@ -168,7 +169,7 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 	}
 	same := func(have, want arrow.DataType) bool { return want == nil || arrow.TypeEqual(have, want) }
 	convert := func(b *memory.Buffer, from, to arrow.DataType, n int64) *memory.Buffer {
-		out := newBuffer(mem, n*int64(as.ByteWidth(to)))
+		out := newBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
 		rd, wr := opsFor(from), opsFor(to)
 		buf := make([]int64, chunk)
 		for i := int64(0); i < n; i += chunk {

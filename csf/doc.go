@@ -105,14 +105,14 @@
 //
 // Constructors check types, the shape, the axis order, buffer sizes and
 // alignment, and the whole structure; failures return errors wrapping
-// arrow.ErrInvalid (as.ErrShape, as.ErrStructure, as.ErrBufferSize,
-// as.ErrAlignment, as.ErrOverflow, as.ErrNotCanonical), arrow.ErrIndex
-// (as.ErrOutOfRange) or arrow.ErrType (as.ErrUnsupportedType). The Trusted
+// arrow.ErrInvalid (arrowsparse.ErrShape, arrowsparse.ErrStructure, arrowsparse.ErrBufferSize,
+// arrowsparse.ErrAlignment, arrowsparse.ErrOverflow, arrowsparse.ErrNotCanonical), arrow.ErrIndex
+// (arrowsparse.ErrOutOfRange) or arrow.ErrType (arrowsparse.ErrUnsupportedType). The Trusted
 // option skips the O(nnz) checks for data this process wrote; Validate runs
 // them later. Kernels return errors for arguments of the wrong shape or
 // type. Accessors given a level, rank or coordinate outside the tensor, or
 // the wrong Go type where no error is returned, panic with an
-// as.PanicError, as slice indexing does.
+// arrowsparse.PanicError, as slice indexing does.
 //
 // # Concurrency
 //

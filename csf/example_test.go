@@ -6,9 +6,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -89,13 +89,13 @@ func ExampleFromCOO() {
 // and one indices type for every level.
 func ExampleNew() {
 	mem := memory.NewGoAllocator()
-	buf := func(v ...int64) *memory.Buffer { return memory.NewBufferBytes(as.BytesOf(v)) }
+	buf := func(v ...int64) *memory.Buffer { return memory.NewBufferBytes(core.BytesOf(v)) }
 	levels := []csf.Level{
 		{Indices: buf(0, 1), IndicesType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 2, 3), IndptrType: arrow.PrimitiveTypes.Int64, Len: 2},
 		{Indices: buf(0, 1, 0), IndicesType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 1, 3, 4), IndptrType: arrow.PrimitiveTypes.Int64, Len: 3},
 		{Indices: buf(2, 0, 2, 1), IndicesType: arrow.PrimitiveTypes.Int64, Len: 4},
 	}
-	values := memory.NewBufferBytes(as.BytesOf([]float64{20, 10, 30, 40}))
+	values := memory.NewBufferBytes(core.BytesOf([]float64{20, 10, 30, 40}))
 	x, err := csf.New(arrow.PrimitiveTypes.Float64, []int64{2, 3, 2}, []int{0, 2, 1}, levels, values, 4)
 	if err != nil {
 		fmt.Println(err)

@@ -10,9 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
@@ -33,7 +34,7 @@ type ConvertOptions struct {
 	// (NumDims and NumDims-1 entries), overriding IndexType.
 	IndicesTypes, IndptrTypes []arrow.DataType
 	// Duplicates says how FromCOO combines entries with equal coordinates.
-	Duplicates as.Duplicates
+	Duplicates arrowsparse.Duplicates
 	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
@@ -57,7 +58,7 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 	s := &buildSpec{
 		valueType: valueType,
 		shape:     slices.Clone(shape),
-		names:     as.CloneDimNames(names),
+		names:     core.CloneDimNames(names),
 		order:     slices.Clone(order),
 		idxTypes:  make([]arrow.DataType, nl),
 		ptrTypes:  make([]arrow.DataType, nl-1),
@@ -68,21 +69,21 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 		base = defType
 	}
 	if o.IndicesTypes != nil && len(o.IndicesTypes) != nl {
-		return nil, as.Errorf(as.ErrStructure, "csf: %d indices types for %d levels", len(o.IndicesTypes), nl)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d indices types for %d levels", len(o.IndicesTypes), nl)
 	}
 	if o.IndptrTypes != nil && len(o.IndptrTypes) != nl-1 {
-		return nil, as.Errorf(as.ErrStructure, "csf: %d indptr types for %d levels (want %d)", len(o.IndptrTypes), nl, nl-1)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d indptr types for %d levels (want %d)", len(o.IndptrTypes), nl, nl-1)
 	}
 	for l := range nl {
 		s.idxTypes[l] = base
 		if o.IndicesTypes != nil {
 			s.idxTypes[l] = o.IndicesTypes[l]
 		}
-		if err := as.CheckIndexType(s.idxTypes[l]); err != nil {
+		if err := core.CheckIndexType(s.idxTypes[l]); err != nil {
 			return nil, err
 		}
 		if d := shape[order[l]]; n > 0 && d > 0 {
-			if err := as.CheckIndexFits(s.idxTypes[l], d-1, "the coordinates of dimension "+strconv.Itoa(order[l])); err != nil {
+			if err := core.CheckIndexFits(s.idxTypes[l], d-1, "the coordinates of dimension "+strconv.Itoa(order[l])); err != nil {
 				return nil, err
 			}
 		}
@@ -91,7 +92,7 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 			if o.IndptrTypes != nil {
 				s.ptrTypes[l] = o.IndptrTypes[l]
 			}
-			if err := as.CheckIndexType(s.ptrTypes[l]); err != nil {
+			if err := core.CheckIndexType(s.ptrTypes[l]); err != nil {
 				return nil, err
 			}
 		}
@@ -102,16 +103,16 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 // defaultIndexType returns it if it holds every value up to max, else the
 // narrowest signed index type that does.
 func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
-	if max <= as.IndexMax(it) {
+	if max <= arrowsparse.IndexMax(it) {
 		return it
 	}
-	return as.SmallestIndexType(max)
+	return arrowsparse.SmallestIndexType(max)
 }
 
 // FromCOO returns the CSF tensor of a COO tensor, in buffers from mem.
 // Entries may come in any order; entries with equal coordinates are
-// combined under o.Duplicates (summed by default; as.RejectDuplicates makes
-// them an error wrapping as.ErrNotCanonical). Dimension names are kept.
+// combined under o.Duplicates (summed by default; arrowsparse.RejectDuplicates makes
+// them an error wrapping arrowsparse.ErrNotCanonical). Dimension names are kept.
 //
 // A canonical COO tensor converted in the axis order 0, 1, … is already in
 // tree order: it is not sorted again, and its values buffer is shared.
@@ -179,15 +180,15 @@ func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memo
 	n := e.n
 	var leaf *memory.Buffer
 	var keys []uint64
-	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
 		leaf = newBuffer(mem, n*8)
-		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, n)
 	}
 	cuts := splitLeaves(0, n, s.workers)
 	par.Do(s.workers, func(c int) { e.keys(int(cuts[c]), int(cuts[c+1]), keys[cuts[c]:cuts[c+1]]) })
-	vw := int64(as.ByteWidth(s.valueType))
+	vw := int64(arrowsparse.ByteWidth(s.valueType))
 	b := newBuilder(s.levelSizes(), n, s.workers)
 	b.setKeys([]int{0, nl}, [][]uint64{keys})
 	return assemble(mem, s, b, sliceBuffer(values, 0, n*vw), leaf)
@@ -235,16 +236,16 @@ type entries struct {
 
 // sortAndBuild sorts the entries, combines duplicates under p and builds
 // the tensor.
-func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates) (*Tensor, error) {
+func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Duplicates) (*Tensor, error) {
 	nl := len(s.order)
 	n := e.n
 	vt := s.valueType
-	vw := int64(as.ByteWidth(vt))
+	vw := int64(arrowsparse.ByteWidth(vt))
 	vop := vals.For(vt)
 	values := newBuffer(mem, n*vw)
 	vb := values.Bytes()
 	dupErr := func() error {
-		return as.Errorf(as.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
+		return core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
 	}
 
 	if e.keys == nil {
@@ -276,7 +277,7 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicate
 			}
 		}
 		starts = append(starts, n)
-		if vop.ReducePerm(e.in, vb, 0, perm, starts, p) && p == as.RejectDuplicates {
+		if vop.ReducePerm(e.in, vb, 0, perm, starts, p) && p == arrowsparse.RejectDuplicates {
 			values.Release()
 			return nil, dupErr()
 		}
@@ -296,9 +297,9 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicate
 	// its leaf index in place.
 	var leaf *memory.Buffer
 	var keys []uint64
-	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
 		leaf = newBuffer(mem, n*8)
-		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, n)
 	}
@@ -331,10 +332,10 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicate
 		Scratch1: keys, // dead after the scatter, then holds the unique keys
 	}
 	if vw == 8 {
-		srt.Scratch2 = as.MustSliceBytes[uint64](vb)
+		srt.Scratch2 = core.MustSliceBytes[uint64](vb)
 	}
 	u := int64(srt.Run())
-	if dup.Load() && p == as.RejectDuplicates {
+	if dup.Load() && p == arrowsparse.RejectDuplicates {
 		values.Release()
 		if leaf != nil {
 			leaf.Release()
@@ -378,7 +379,7 @@ func splitParts(sizes []int64, n int64) []int {
 // sort per part, from the last part to the first, orders them (least
 // significant digit first, with keysort as the digit sort). Runs of equal
 // keys are combined under p.
-func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, bounds []int) (*Tensor, error) {
+func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Duplicates, bounds []int) (*Tensor, error) {
 	nl := len(s.order)
 	n := e.n
 	m := len(bounds) - 1
@@ -465,11 +466,11 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, 
 		}
 	}
 	starts = append(starts, n)
-	vw := int64(as.ByteWidth(s.valueType))
+	vw := int64(arrowsparse.ByteWidth(s.valueType))
 	values := newBuffer(mem, n*vw)
-	if vals.For(s.valueType).ReducePerm(e.in, values.Bytes(), 0, perm, starts, p) && p == as.RejectDuplicates {
+	if vals.For(s.valueType).ReducePerm(e.in, values.Bytes(), 0, perm, starts, p) && p == arrowsparse.RejectDuplicates {
 		values.Release()
-		return nil, as.Errorf(as.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	u := int64(len(starts) - 1)
 	uniq := make([][]uint64, m)
@@ -490,13 +491,13 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p as.Duplicates, 
 // zero counts as zero; NaN counts as non-zero. Any strides work. Dimension
 // names are kept. o.Duplicates does not apply. The result must be released
 // by the caller.
-func FromDense(mem memory.Allocator, d as.Dense, o ConvertOptions) (*Tensor, error) {
+func FromDense(mem memory.Allocator, d arrowsparse.Dense, o ConvertOptions) (*Tensor, error) {
 	shape := d.Shape()
 	vt := d.DataType()
-	if err := as.CheckValueType(vt); err != nil {
+	if err := core.CheckValueType(vt); err != nil {
 		return nil, err
 	}
-	size, err := as.NumElements(shape)
+	size, err := arrowsparse.NumElements(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -545,20 +546,20 @@ func FromDense(mem memory.Allocator, d as.Dense, o ConvertOptions) (*Tensor, err
 	var nnz int64
 	rows(func(start int64, _ uint64) { nnz += vop.CountNonzero(data, start, sizes[nl-1], st[nl-1]) })
 	for l := 0; l < nl-1; l++ {
-		if err := as.CheckIndexFits(s.ptrTypes[l], nnz, "the indptr of level "+strconv.Itoa(l)); err != nil {
+		if err := core.CheckIndexFits(s.ptrTypes[l], nnz, "the indptr of level "+strconv.Itoa(l)); err != nil {
 			return nil, err
 		}
 	}
 	if nnz == 0 {
 		return empty(mem, s), nil
 	}
-	vw := int64(as.ByteWidth(vt))
+	vw := int64(arrowsparse.ByteWidth(vt))
 	values := newBuffer(mem, nnz*vw)
 	var leaf *memory.Buffer
 	var keys []uint64
-	if as.ByteWidth(s.idxTypes[nl-1]) == 8 {
+	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
 		leaf = newBuffer(mem, nnz*8)
-		keys = as.MustSliceBytes[uint64](leaf.Bytes())
+		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, nnz)
 	}
@@ -581,7 +582,7 @@ func FromDense(mem memory.Allocator, d as.Dense, o ConvertOptions) (*Tensor, err
 // Level l of the result holds dimension order[l] with the indices type
 // that the receiver uses for that dimension; indptr types stay with their
 // level position. If order is the receiver's own, the receiver is returned,
-// retained. It returns an error wrapping as.ErrStructure if order is not a
+// retained. It returns an error wrapping arrowsparse.ErrStructure if order is not a
 // permutation of the dimensions. The result must be released by the
 // caller.
 func (t *Tensor) WithAxisOrder(mem memory.Allocator, order ...int) (*Tensor, error) {
@@ -590,7 +591,7 @@ func (t *Tensor) WithAxisOrder(mem memory.Allocator, order ...int) (*Tensor, err
 
 func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (*Tensor, error) {
 	nl := len(t.levels)
-	if err := as.CheckPermutation(order, nl, "csf: axis order"); err != nil {
+	if err := core.CheckPermutation(order, nl, "csf: axis order"); err != nil {
 		return nil, err
 	}
 	if slices.Equal(order, t.order) {
@@ -616,7 +617,7 @@ func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (
 		return empty(mem, s), nil
 	}
 	lo, _ := t.leafRange()
-	vw := int64(as.ByteWidth(t.valueType))
+	vw := int64(arrowsparse.ByteWidth(t.valueType))
 	e := entries{
 		n:  t.nnz,
 		in: t.values.Bytes()[(lo-t.vshift)*vw:],
@@ -644,7 +645,7 @@ func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (
 			})
 		}
 	}
-	return sortAndBuild(mem, s, &e, as.SumDuplicates)
+	return sortAndBuild(mem, s, &e, arrowsparse.SumDuplicates)
 }
 
 // walkRows calls f(j, row) for leaves lo+j in [lo, hi) (absolute

@@ -3,7 +3,8 @@ package csf
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // iops are the kernels for one index type. A level's indptr and indices
@@ -51,29 +52,29 @@ func opsFor(dt arrow.DataType) iops {
 	case arrow.UINT32:
 		return ix[uint32]{}
 	}
-	panic(as.PanicError{Msg: "csf: " + dt.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "csf: " + dt.String() + " is not an index type"})
 }
 
-type ix[I as.Index] struct{}
+type ix[I arrowsparse.Index] struct{}
 
-func (ix[I]) get(b []byte, i int64) int64 { return int64(as.MustSliceBytes[I](b)[i]) }
+func (ix[I]) get(b []byte, i int64) int64 { return int64(core.MustSliceBytes[I](b)[i]) }
 
 func (ix[I]) read(b []byte, lo int64, dst []int64) {
-	src := as.MustSliceBytes[I](b)[lo : lo+int64(len(dst))]
+	src := core.MustSliceBytes[I](b)[lo : lo+int64(len(dst))]
 	for j, v := range src {
 		dst[j] = int64(v)
 	}
 }
 
 func (ix[I]) write(b []byte, lo int64, src []int64) {
-	dst := as.MustSliceBytes[I](b)[lo : lo+int64(len(src))]
+	dst := core.MustSliceBytes[I](b)[lo : lo+int64(len(src))]
 	for j, v := range src {
 		dst[j] = I(v)
 	}
 }
 
 func (ix[I]) firstDecrease(b []byte, lo, hi int64) int64 {
-	s := as.MustSliceBytes[I](b)[lo : hi+1]
+	s := core.MustSliceBytes[I](b)[lo : hi+1]
 	for j := 1; j < len(s); j++ {
 		if s[j] < s[j-1] {
 			return lo + int64(j)
@@ -83,7 +84,7 @@ func (ix[I]) firstDecrease(b []byte, lo, hi int64) int64 {
 }
 
 func (ix[I]) checkRuns(b []byte, bounds []int64, dim int64) (int64, bool) {
-	s := as.MustSliceBytes[I](b)
+	s := core.MustSliceBytes[I](b)
 	for r := 0; r+1 < len(bounds); r++ {
 		lo, hi := bounds[r], bounds[r+1]
 		if lo == hi {
@@ -109,7 +110,7 @@ func (ix[I]) checkRuns(b []byte, bounds []int64, dim int64) (int64, bool) {
 }
 
 func (ix[I]) search(b []byte, lo, hi, x int64) (int64, bool) {
-	s := as.MustSliceBytes[I](b)
+	s := core.MustSliceBytes[I](b)
 	end := hi
 	for lo < hi {
 		mid := int64(uint64(lo+hi) >> 1)
@@ -123,7 +124,7 @@ func (ix[I]) search(b []byte, lo, hi, x int64) (int64, bool) {
 }
 
 func (ix[I]) lastLE(b []byte, lo, hi, x int64) int64 {
-	s := as.MustSliceBytes[I](b)
+	s := core.MustSliceBytes[I](b)
 	l, h := lo, hi // find the first position with s[p] > x
 	for l < h {
 		mid := int64(uint64(l+h) >> 1)
@@ -180,7 +181,7 @@ func (c *cursor) fill(i, j int64) {
 	}
 	n := min(int64(cap(c.buf)), c.end-i)
 	if n < j-i || i < 0 {
-		panic(as.PanicError{Msg: "csf: internal error: read outside a level"})
+		panic(arrowsparse.PanicError{Msg: "csf: internal error: read outside a level"})
 	}
 	c.buf = c.buf[:n]
 	c.ops.read(c.b, i, c.buf)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -25,7 +25,7 @@ import (
 // coordinate, column by column in one pass. With several workers, each sums
 // a contiguous range of entries into its own output, and the outputs are
 // added at the end.
-func mttkrpCOO[T as.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out []T, workers int) {
+func mttkrpCOO[T arrowsparse.Float](x *coo.Tensor, mode int, factors [][]T, rank int, out []T, workers int) {
 	cs, err := coo.Coords[int64](x)
 	if err != nil {
 		panic(err)
@@ -256,12 +256,12 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	f = randomFactors(r, shape, 4)
 	got := make([]float64, 5*4)
 	require.NoError(t, csf.MTTKRP(c, 0, f, 4, got, csf.KernelOptions{}))
-	require.ErrorIs(t, csf.MTTKRP(c, 3, f, 4, got, csf.KernelOptions{}), as.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f, -1, got, csf.KernelOptions{}), as.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, [][]float64{f[0], f[1][:5], f[2]}, 4, got, csf.KernelOptions{}), as.ErrBufferSize)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f[:2], 4, got, csf.KernelOptions{}), as.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f, 4, got[:3], csf.KernelOptions{}), as.ErrBufferSize)
-	require.ErrorIs(t, csf.MTTKRP(c, 1, f, 4, got, csf.KernelOptions{}), as.ErrBufferSize) // 6 rows do not fit in 20 elements
+	require.ErrorIs(t, csf.MTTKRP(c, 3, f, 4, got, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(c, 0, f, -1, got, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(c, 0, [][]float64{f[0], f[1][:5], f[2]}, 4, got, csf.KernelOptions{}), arrowsparse.ErrBufferSize)
+	require.ErrorIs(t, csf.MTTKRP(c, 0, f[:2], 4, got, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(c, 0, f, 4, got[:3], csf.KernelOptions{}), arrowsparse.ErrBufferSize)
+	require.ErrorIs(t, csf.MTTKRP(c, 1, f, 4, got, csf.KernelOptions{}), arrowsparse.ErrBufferSize) // 6 rows do not fit in 20 elements
 	require.ErrorIs(t, csf.MTTKRP(c, 0, f32, 4, make([]float32, 20), csf.KernelOptions{}), arrow.ErrType)
 }
 
@@ -274,7 +274,7 @@ func TestTTV(t *testing.T) {
 		x, m := testutil.RandomCOO(t, mem, r, shape, r.IntN(60), coo.RowMajor, i16, f64, 4)
 		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Workers: 1 + r.IntN(3)})
 		require.NoError(t, err)
-		want := m.Combined(as.SumDuplicates)
+		want := m.Combined(arrowsparse.SumDuplicates)
 		for mode := range nd {
 			v := make([]float64, shape[mode])
 			for j := range v {
@@ -302,7 +302,7 @@ func TestTTV(t *testing.T) {
 			dv.Release()
 			if nd < 3 {
 				_, err := csf.TTV(mem, c, mode, v, csf.KernelOptions{})
-				require.ErrorIs(t, err, as.ErrShape)
+				require.ErrorIs(t, err, arrowsparse.ErrShape)
 				continue
 			}
 			for _, workers := range []int{1, 3} {
@@ -332,9 +332,9 @@ func TestTTV(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Release()
 	_, err = csf.TTV(mem, c, 0, []float64{1, 2}, csf.KernelOptions{})
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = csf.TTV(mem, c, 3, []float64{1, 2}, csf.KernelOptions{})
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = csf.TTV(mem, c, 0, []float32{1, 2, 3}, csf.KernelOptions{})
 	require.ErrorIs(t, err, arrow.ErrType)
 }

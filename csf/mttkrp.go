@@ -8,7 +8,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
@@ -50,34 +51,34 @@ type KernelOptions struct {
 // chosen at quantiles of a sample of the nodes, and walks the whole tree
 // adding what falls in its range. No two goroutines write the same memory.
 //
-// It returns an error wrapping as.ErrUnsupportedType if T is not the value
-// type, as.ErrShape if mode is not a dimension or rank is negative, and
-// as.ErrBufferSize if a factor or out is too short.
-func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o KernelOptions) error {
+// It returns an error wrapping arrowsparse.ErrUnsupportedType if T is not the value
+// type, arrowsparse.ErrShape if mode is not a dimension or rank is negative, and
+// arrowsparse.ErrBufferSize if a factor or out is too short.
+func MTTKRP[T arrowsparse.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o KernelOptions) error {
 	vs, err := Values[T](t)
 	if err != nil {
 		return err
 	}
 	nl := len(t.levels)
 	if mode < 0 || mode >= nl {
-		return as.Errorf(as.ErrShape, "csf: MTTKRP mode %d of a %d-d tensor", mode, nl)
+		return core.Errorf(arrowsparse.ErrShape, "csf: MTTKRP mode %d of a %d-d tensor", mode, nl)
 	}
 	if rank < 0 {
-		return as.Errorf(as.ErrShape, "csf: negative rank %d", rank)
+		return core.Errorf(arrowsparse.ErrShape, "csf: negative rank %d", rank)
 	}
 	if len(factors) != nl {
-		return as.Errorf(as.ErrShape, "csf: %d factor matrices for %d dimensions", len(factors), nl)
+		return core.Errorf(arrowsparse.ErrShape, "csf: %d factor matrices for %d dimensions", len(factors), nl)
 	}
 	for k, f := range factors {
 		if k == mode {
 			continue
 		}
-		if need, ok := as.MulInt64(t.shape[k], int64(rank)); !ok || int64(len(f)) < need {
-			return as.Errorf(as.ErrBufferSize, "csf: factor %d has %d elements, need %d × %d", k, len(f), t.shape[k], rank)
+		if need, ok := core.MulInt64(t.shape[k], int64(rank)); !ok || int64(len(f)) < need {
+			return core.Errorf(arrowsparse.ErrBufferSize, "csf: factor %d has %d elements, need %d × %d", k, len(f), t.shape[k], rank)
 		}
 	}
-	if need, ok := as.MulInt64(t.shape[mode], int64(rank)); !ok || int64(len(out)) < need {
-		return as.Errorf(as.ErrBufferSize, "csf: MTTKRP output has %d elements, need %d × %d", len(out), t.shape[mode], rank)
+	if need, ok := core.MulInt64(t.shape[mode], int64(rank)); !ok || int64(len(out)) < need {
+		return core.Errorf(arrowsparse.ErrBufferSize, "csf: MTTKRP output has %d elements, need %d × %d", len(out), t.shape[mode], rank)
 	}
 	clear(out[:t.shape[mode]*int64(rank)])
 	if t.nnz == 0 || rank == 0 {
@@ -109,7 +110,7 @@ func MTTKRP[T as.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o
 	return nil
 }
 
-func mttkrp[T as.Float, P, X as.Index](t *Tensor, tr tree[P, X], d int, u [][]T, rank int, out, vs []T, workers int) {
+func mttkrp[T arrowsparse.Float, P, X arrowsparse.Index](t *Tensor, tr tree[P, X], d int, u [][]T, rank int, out, vs []T, workers int) {
 	nl := len(t.levels)
 	leafLo, _ := t.leafRange()
 	newWorker := func() *mttWorker[T, P, X] {
@@ -229,7 +230,7 @@ func privateChunks(t *Tensor, outBytes int64) int {
 var scratch32, scratch64 sync.Pool
 
 // getScratch returns a zeroed []T of length n, reused if possible.
-func getScratch[T as.Float](n int64) []T {
+func getScratch[T arrowsparse.Float](n int64) []T {
 	p := &scratch64
 	var z T
 	if _, ok := any(z).(float32); ok {
@@ -244,7 +245,7 @@ func getScratch[T as.Float](n int64) []T {
 }
 
 // putScratch returns b to its pool.
-func putScratch[T as.Float](b []T) {
+func putScratch[T arrowsparse.Float](b []T) {
 	if b == nil {
 		return
 	}
@@ -264,7 +265,7 @@ var (
 )
 
 // mttWorker holds one goroutine's scratch rows.
-type mttWorker[T as.Float, P, X as.Index] struct {
+type mttWorker[T arrowsparse.Float, P, X arrowsparse.Index] struct {
 	tree[P, X]
 	nl, d      int
 	r          int64 // rank
@@ -637,7 +638,7 @@ func (t *Tensor) coordCuts(d, k int) []int64 {
 }
 
 // axpy computes y += a·x.
-func axpy[T as.Float](y []T, a T, x []T) {
+func axpy[T arrowsparse.Float](y []T, a T, x []T) {
 	x = x[:len(y)]
 	i := 0
 	for ; i+4 <= len(y); i += 4 {
@@ -652,7 +653,7 @@ func axpy[T as.Float](y []T, a T, x []T) {
 }
 
 // axpyMul computes y += (a·x)∘b.
-func axpyMul[T as.Float](y []T, a T, x, b []T) {
+func axpyMul[T arrowsparse.Float](y []T, a T, x, b []T) {
 	x, b = x[:len(y)], b[:len(y)]
 	i := 0
 	for ; i+4 <= len(y); i += 4 {
@@ -667,7 +668,7 @@ func axpyMul[T as.Float](y []T, a T, x, b []T) {
 }
 
 // mulAdd computes y += a∘b.
-func mulAdd[T as.Float](y, a, b []T) {
+func mulAdd[T arrowsparse.Float](y, a, b []T) {
 	a, b = a[:len(y)], b[:len(y)]
 	i := 0
 	for ; i+4 <= len(y); i += 4 {
@@ -682,7 +683,7 @@ func mulAdd[T as.Float](y, a, b []T) {
 }
 
 // mul computes y = a∘b.
-func mul[T as.Float](y, a, b []T) {
+func mul[T arrowsparse.Float](y, a, b []T) {
 	a, b = a[:len(y)], b[:len(y)]
 	for i := range y {
 		y[i] = a[i] * b[i]

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -107,7 +107,7 @@ func valuesOf(x *csf.Tensor) []float64 {
 }
 
 // denseOf reads a dense tensor into a map of its non-zero elements.
-func denseOf(t *testing.T, d as.Dense) map[int64]float64 {
+func denseOf(t *testing.T, d arrowsparse.Dense) map[int64]float64 {
 	t.Helper()
 	out := map[int64]float64{}
 	for q, x := range testutil.DenseValues(t, d) {
@@ -143,7 +143,7 @@ func checkAgainst(t *testing.T, mem memory.Allocator, x *csf.Tensor, want map[in
 		for q, v := range want {
 			assert.Equal(t, v, csf.At[float64](x, testutil.Unlinear(shape, q)...))
 		}
-		if n, _ := as.NumElements(shape); n > 0 {
+		if n, _ := arrowsparse.NumElements(shape); n > 0 {
 			q := int64(len(cs)*7919) % n
 			assert.Equal(t, want[q], csf.At[float64](x, testutil.Unlinear(shape, q)...))
 		}
@@ -173,7 +173,7 @@ func randomOrder(r *rand.Rand, nd int) []int {
 func TestPropertyFromCOO(t *testing.T) {
 	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(3, 5))
-	policies := []as.Duplicates{as.SumDuplicates, as.KeepLast, as.KeepFirst, as.KeepMin, as.KeepMax}
+	policies := []arrowsparse.Duplicates{arrowsparse.SumDuplicates, arrowsparse.KeepLast, arrowsparse.KeepFirst, arrowsparse.KeepMin, arrowsparse.KeepMax}
 	for trial := range 300 {
 		shape := testutil.RandomShape(r, 2, 5, 7, 30)
 		nd := len(shape)
@@ -282,7 +282,7 @@ func TestLargeParallel(t *testing.T) {
 	shape := []int64{40, 1000, 30}
 	x, m := testutil.RandomCOO(t, mem, r, shape, 150_000, coo.ColMajor, i32, f64, 4)
 	defer x.Release()
-	want := m.Combined(as.SumDuplicates)
+	want := m.Combined(arrowsparse.SumDuplicates)
 	var first *csf.Tensor
 	for _, workers := range []int{1, 2, 3, 5} {
 		for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, nil} {

@@ -6,7 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Tensor is a sparse tensor of rank ≥ 2 in compressed sparse fiber format,
@@ -41,7 +42,7 @@ type level struct {
 	off, n           int64
 }
 
-var _ as.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Tensor = (*Tensor)(nil)
 
 // Level describes the buffers of one level of a CSF index, as New takes
 // them: Arrow C++'s SparseCSFIndex, or an IPC message, gives one per
@@ -111,12 +112,12 @@ func New(valueType arrow.DataType, shape []int64, axisOrder []int, levels []Leve
 		return nil, err
 	}
 	if len(levels) != len(shape) {
-		return nil, as.Errorf(as.ErrStructure, "csf: %d levels for %d dimensions", len(levels), len(shape))
+		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d levels for %d dimensions", len(levels), len(shape))
 	}
 	t := &Tensor{
 		valueType: valueType,
 		shape:     append([]int64(nil), shape...),
-		names:     as.CloneDimNames(cfg.names),
+		names:     core.CloneDimNames(cfg.names),
 		order:     append([]int(nil), axisOrder...),
 		levels:    make([]level, len(levels)),
 		values:    values,
@@ -136,19 +137,19 @@ func New(valueType arrow.DataType, shape []int64, axisOrder []int, levels []Leve
 
 // checkHeader checks what every constructor checks first.
 func checkHeader(valueType arrow.DataType, shape []int64, order []int, names []string) error {
-	if err := as.CheckValueType(valueType); err != nil {
+	if err := core.CheckValueType(valueType); err != nil {
 		return err
 	}
 	if len(shape) < 2 {
-		return as.Errorf(as.ErrShape, "csf: a CSF tensor needs at least 2 dimensions, got %d", len(shape))
+		return core.Errorf(arrowsparse.ErrShape, "csf: a CSF tensor needs at least 2 dimensions, got %d", len(shape))
 	}
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return err
 	}
-	if err := as.CheckDimNames(names, len(shape)); err != nil {
+	if err := core.CheckDimNames(names, len(shape)); err != nil {
 		return err
 	}
-	return as.CheckPermutation(order, len(shape), "csf: axis order")
+	return core.CheckPermutation(order, len(shape), "csf: axis order")
 }
 
 func (t *Tensor) retainBuffers() {
@@ -191,8 +192,8 @@ func (t *Tensor) Release() {
 	}
 }
 
-// Format returns as.FormatCSF.
-func (t *Tensor) Format() as.Format { return as.FormatCSF }
+// Format returns arrowsparse.FormatCSF.
+func (t *Tensor) Format() arrowsparse.Format { return arrowsparse.FormatCSF }
 
 // DataType returns the type of the values.
 func (t *Tensor) DataType() arrow.DataType { return t.valueType }
@@ -205,7 +206,7 @@ func (t *Tensor) Shape() []int64 { return append([]int64(nil), t.shape...) }
 func (t *Tensor) NumDims() int { return len(t.shape) }
 
 // DimNames returns a copy of the dimension names, or nil.
-func (t *Tensor) DimNames() []string { return as.CloneDimNames(t.names) }
+func (t *Tensor) DimNames() []string { return core.CloneDimNames(t.names) }
 
 // NNZ returns the number of stored values (explicit zeros included).
 func (t *Tensor) NNZ() int64 { return t.nnz }
@@ -262,9 +263,9 @@ func (t *Tensor) IsCompact() bool {
 func (t *Tensor) IndexBytes() int64 {
 	var b int64
 	for _, lv := range t.levels {
-		b += lv.n * int64(as.ByteWidth(lv.idxType))
+		b += lv.n * int64(arrowsparse.ByteWidth(lv.idxType))
 		if lv.ptrType != nil {
-			b += (lv.n + 1) * int64(as.ByteWidth(lv.ptrType))
+			b += (lv.n + 1) * int64(arrowsparse.ByteWidth(lv.ptrType))
 		}
 	}
 	return b
@@ -272,23 +273,23 @@ func (t *Tensor) IndexBytes() int64 {
 
 func (t *Tensor) lv(l int) *level {
 	if uint(l) >= uint(len(t.levels)) {
-		panic(as.PanicError{Msg: "csf: level out of range"})
+		panic(arrowsparse.PanicError{Msg: "csf: level out of range"})
 	}
 	return &t.levels[l]
 }
 
 // Indices returns level l's indices as a []I of length LevelLen(l) that
-// aliases the buffer. It returns an error wrapping as.ErrUnsupportedType if
+// aliases the buffer. It returns an error wrapping arrowsparse.ErrUnsupportedType if
 // I is not the level's indices type, and panics if l is not a level.
-func Indices[I as.Index](t *Tensor, l int) ([]I, error) {
+func Indices[I arrowsparse.Index](t *Tensor, l int) ([]I, error) {
 	lv := t.lv(l)
-	if !as.TypeMatches[I](lv.idxType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "csf: level %d indices are %s, not %s", l, lv.idxType, as.DataTypeOf[I]())
+	if !arrowsparse.TypeMatches[I](lv.idxType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "csf: level %d indices are %s, not %s", l, lv.idxType, arrowsparse.DataTypeOf[I]())
 	}
 	if lv.n == 0 {
 		return []I{}, nil
 	}
-	s, err := as.AsSlice[I](lv.idx, lv.off+lv.n)
+	s, err := arrowsparse.AsSlice[I](lv.idx, lv.off+lv.n)
 	if err != nil {
 		return nil, err
 	}
@@ -298,14 +299,14 @@ func Indices[I as.Index](t *Tensor, l int) ([]I, error) {
 // Indptr returns level l's indptr as a []I of length LevelLen(l)+1 that
 // aliases the buffer. The children of node i are nodes p[i]-p[0] to
 // p[i+1]-p[0]-1 of Indices(l+1); p[0] is 0 in a compact tensor. It returns
-// an error wrapping as.ErrUnsupportedType if I is not the level's indptr
+// an error wrapping arrowsparse.ErrUnsupportedType if I is not the level's indptr
 // type or l is the last level, and panics if l is not a level.
-func Indptr[I as.Index](t *Tensor, l int) ([]I, error) {
+func Indptr[I arrowsparse.Index](t *Tensor, l int) ([]I, error) {
 	lv := t.lv(l)
-	if lv.ptrType == nil || !as.TypeMatches[I](lv.ptrType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "csf: level %d indptr is %v, not %s", l, lv.ptrType, as.DataTypeOf[I]())
+	if lv.ptrType == nil || !arrowsparse.TypeMatches[I](lv.ptrType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "csf: level %d indptr is %v, not %s", l, lv.ptrType, arrowsparse.DataTypeOf[I]())
 	}
-	s, err := as.AsSlice[I](lv.ptr, lv.off+lv.n+1)
+	s, err := arrowsparse.AsSlice[I](lv.ptr, lv.off+lv.n+1)
 	if err != nil {
 		return nil, err
 	}
@@ -314,26 +315,26 @@ func Indptr[I as.Index](t *Tensor, l int) ([]I, error) {
 
 // Values returns the values as a []T of length NNZ that aliases the
 // buffer, in tree order. It returns an error wrapping
-// as.ErrUnsupportedType if T is not the value type.
-func Values[T as.Value](t *Tensor) ([]T, error) {
-	if !as.TypeMatches[T](t.valueType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "csf: values are %s, not %s", t.valueType, as.DataTypeOf[T]())
+// arrowsparse.ErrUnsupportedType if T is not the value type.
+func Values[T arrowsparse.Value](t *Tensor) ([]T, error) {
+	if !arrowsparse.TypeMatches[T](t.valueType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "csf: values are %s, not %s", t.valueType, arrowsparse.DataTypeOf[T]())
 	}
 	if t.nnz == 0 {
 		return []T{}, nil
 	}
 	lo := t.levels[len(t.levels)-1].off - t.vshift
-	s, err := as.AsSlice[T](t.values, lo+t.nnz)
+	s, err := arrowsparse.AsSlice[T](t.values, lo+t.nnz)
 	if err != nil {
 		return nil, err
 	}
 	return s[lo:], nil
 }
 
-func mustValues[T as.Value](t *Tensor) []T {
+func mustValues[T arrowsparse.Value](t *Tensor) []T {
 	v, err := Values[T](t)
 	if err != nil {
-		panic(as.PanicError{Msg: err.Error()})
+		panic(arrowsparse.PanicError{Msg: err.Error()})
 	}
 	return v
 }
@@ -359,11 +360,11 @@ func (t *Tensor) Compact(mem memory.Allocator) (*Tensor, error) {
 	c := t.derived()
 	for l := range t.levels {
 		lv := t.levels[l]
-		w := int64(as.ByteWidth(lv.idxType))
+		w := int64(arrowsparse.ByteWidth(lv.idxType))
 		nl := level{idxType: lv.idxType, ptrType: lv.ptrType, n: lv.n}
 		nl.idx = sliceBuffer(lv.idx, lv.off*w, lv.n*w)
 		if lv.ptr != nil {
-			pw := int64(as.ByteWidth(lv.ptrType))
+			pw := int64(arrowsparse.ByteWidth(lv.ptrType))
 			nl.ptr = newBuffer(mem, (lv.n+1)*pw)
 			base := t.levels[l+1].off
 			ops := opsFor(lv.ptrType)
@@ -379,7 +380,7 @@ func (t *Tensor) Compact(mem memory.Allocator) (*Tensor, error) {
 		}
 		c.levels[l] = nl
 	}
-	vw := int64(as.ByteWidth(t.valueType))
+	vw := int64(arrowsparse.ByteWidth(t.valueType))
 	c.values = sliceBuffer(t.values, (t.levels[len(t.levels)-1].off-t.vshift)*vw, t.nnz*vw)
 	return c, nil
 }

@@ -4,14 +4,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // tree gives typed access to the levels for the hot kernels: every indptr
 // as a []P and every indices buffer as a []X, each sliced from element 0
 // of its buffer, so that node positions and indptr entries index them
 // directly (a sub-tensor uses a range of them).
-type tree[P, X as.Index] struct {
+type tree[P, X arrowsparse.Index] struct {
 	ptr [][]P // nil on the last level
 	idx [][]X
 }
@@ -36,7 +37,7 @@ func (t *Tensor) wideIndex(ptr bool) bool {
 // exactly these types the slices alias the buffers; otherwise the levels
 // are widened into new Go slices (which the kernels then read), so the
 // caller chooses P and X wide enough.
-func typedTree[P, X as.Index](t *Tensor) tree[P, X] {
+func typedTree[P, X arrowsparse.Index](t *Tensor) tree[P, X] {
 	nl := len(t.levels)
 	tr := tree[P, X]{ptr: make([][]P, nl), idx: make([][]X, nl)}
 	for l := range t.levels {
@@ -51,9 +52,9 @@ func typedTree[P, X as.Index](t *Tensor) tree[P, X] {
 
 // levelSlice returns the first n elements of b, of type dt, as a []I:
 // aliasing b if dt is I's type, else converted into a new slice.
-func levelSlice[I as.Index](b *memory.Buffer, dt arrow.DataType, n int64) []I {
-	if as.TypeMatches[I](dt) {
-		return as.MustSlice[I](b, n)
+func levelSlice[I arrowsparse.Index](b *memory.Buffer, dt arrow.DataType, n int64) []I {
+	if arrowsparse.TypeMatches[I](dt) {
+		return core.MustSlice[I](b, n)
 	}
 	out := make([]I, n)
 	ops := opsFor(dt)

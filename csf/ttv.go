@@ -6,8 +6,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -36,25 +37,25 @@ import (
 // holds NNZ where needed), indices types follow their dimension. The
 // result does not depend on o.Workers. It must be released by the caller.
 //
-// It returns an error wrapping as.ErrUnsupportedType if T is not the
-// value type, and as.ErrShape if mode is not a dimension, the tensor has
+// It returns an error wrapping arrowsparse.ErrUnsupportedType if T is not the
+// value type, and arrowsparse.ErrShape if mode is not a dimension, the tensor has
 // fewer than 3 dimensions or len(v) differs from the size of mode.
-func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o KernelOptions) (*Tensor, error) {
-	vs, err := t.ttvCheck(mode, len(v), as.DataTypeOf[T]())
+func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o KernelOptions) (*Tensor, error) {
+	vs, err := t.ttvCheck(mode, len(v), arrowsparse.DataTypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
 	nl := len(t.levels)
 	if nl < 3 {
-		return nil, as.Errorf(as.ErrShape, "csf: TTV of a %d-d tensor has fewer than 2 dimensions; use TTVDense", nl)
+		return nil, core.Errorf(arrowsparse.ErrShape, "csf: TTV of a %d-d tensor has fewer than 2 dimensions; use TTVDense", nl)
 	}
-	vals := as.MustSliceBytes[T](vs)
+	vals := core.MustSliceBytes[T](vs)
 	d := slices.Index(t.order, mode)
 	// The result's dimensions and axis order.
 	shape := slices.Delete(slices.Clone(t.shape), mode, mode+1)
 	var names []string
 	if t.names != nil {
-		names = as.CloneDimNames(slices.Delete(slices.Clone(t.names), mode, mode+1))
+		names = core.CloneDimNames(slices.Delete(slices.Clone(t.names), mode, mode+1))
 	}
 	order := make([]int, 0, nl-1)
 	for _, k := range t.order {
@@ -75,8 +76,8 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 		y.levels[nl-2].ptr, y.levels[nl-2].ptrType = nil, nil
 		y.nnz = fib.n
 		y.vshift = fib.off
-		y.values = newBuffer(mem, fib.n*int64(as.ByteWidth(t.valueType)))
-		out := as.MustSliceBytes[T](y.values.Bytes())
+		y.values = newBuffer(mem, fib.n*int64(arrowsparse.ByteWidth(t.valueType)))
+		out := core.MustSliceBytes[T](y.values.Bytes())
 		if t.nnz < 1<<12 {
 			workers = 1
 		}
@@ -117,8 +118,8 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 		}
 		if l < nl-2 {
 			pt := t.levels[l].ptrType
-			if t.nnz > as.IndexMax(pt) {
-				pt = as.SmallestIndexType(t.nnz)
+			if t.nnz > arrowsparse.IndexMax(pt) {
+				pt = arrowsparse.SmallestIndexType(t.nnz)
 			}
 			spec.ptrTypes = append(spec.ptrTypes, pt)
 		}
@@ -133,7 +134,7 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 	})
 	e := entries{
 		n:  t.nnz,
-		in: as.BytesOf(contrib),
+		in: core.BytesOf(contrib),
 		rows: func(a, b int64, dst []int64) {
 			t.walkRows(leafLo+a, leafLo+b, func(j int64, row []int64) {
 				out := dst[j*int64(nl-1) : (j+1)*int64(nl-1)]
@@ -163,23 +164,23 @@ func TTV[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o Kernel
 			})
 		}
 	}
-	return sortAndBuild(mem, spec, &e, as.SumDuplicates)
+	return sortAndBuild(mem, spec, &e, arrowsparse.SumDuplicates)
 }
 
 // ttvCheck checks the arguments of TTV and TTVDense and returns the bytes
 // of the tensor's values.
 func (t *Tensor) ttvCheck(mode, n int, dt arrow.DataType) ([]byte, error) {
 	if !arrow.TypeEqual(dt, t.valueType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "csf: values are %s, not %s", t.valueType, dt)
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "csf: values are %s, not %s", t.valueType, dt)
 	}
 	if mode < 0 || mode >= len(t.shape) {
-		return nil, as.Errorf(as.ErrShape, "csf: mode %d of a %d-d tensor", mode, len(t.shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "csf: mode %d of a %d-d tensor", mode, len(t.shape))
 	}
 	if int64(n) != t.shape[mode] {
-		return nil, as.Errorf(as.ErrShape, "csf: vector of length %d for dimension %d of size %d", n, mode, t.shape[mode])
+		return nil, core.Errorf(arrowsparse.ErrShape, "csf: vector of length %d for dimension %d of size %d", n, mode, t.shape[mode])
 	}
 	lo, _ := t.leafRange()
-	w := int64(as.ByteWidth(t.valueType))
+	w := int64(arrowsparse.ByteWidth(t.valueType))
 	if t.nnz == 0 {
 		return nil, nil
 	}
@@ -190,32 +191,32 @@ func (t *Tensor) ttvCheck(mode, n int, dt arrow.DataType) ([]byte, error) {
 // dimensions, in a buffer from mem, for tensors of any rank (for a matrix
 // it is the matrix-vector product). It walks the tree once on one
 // goroutine, adding each product at its position in tree order. It fails
-// with an error wrapping as.ErrOverflow if the dense size does not fit in
+// with an error wrapping arrowsparse.ErrOverflow if the dense size does not fit in
 // int64, besides TTV's errors. The result must be released by the caller.
-func TTVDense[T as.Number](mem memory.Allocator, t *Tensor, mode int, v []T) (*views.View, error) {
-	vs, err := t.ttvCheck(mode, len(v), as.DataTypeOf[T]())
+func TTVDense[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T) (*views.View, error) {
+	vs, err := t.ttvCheck(mode, len(v), arrowsparse.DataTypeOf[T]())
 	if err != nil {
 		return nil, err
 	}
-	vals := as.MustSliceBytes[T](vs)
+	vals := core.MustSliceBytes[T](vs)
 	shape := slices.Delete(slices.Clone(t.shape), mode, mode+1)
 	var names []string
 	if t.names != nil {
 		names = slices.Delete(slices.Clone(t.names), mode, mode+1)
 	}
-	size, err := as.NumElements(shape)
+	size, err := arrowsparse.NumElements(shape)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.valueType))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "csf: dense size of shape %v overflows int64 bytes", shape)
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(t.valueType))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "csf: dense size of shape %v overflows int64 bytes", shape)
 	}
-	y, err := views.AllocNamed(mem, t.valueType, shape, as.CloneDimNames(names))
+	y, err := views.AllocNamed(mem, t.valueType, shape, core.CloneDimNames(names))
 	if err != nil {
 		return nil, err
 	}
-	out := as.MustSliceBytes[T](y.Buffer().Bytes())
-	rs, _ := as.RowMajorStrides(shape)
+	out := core.MustSliceBytes[T](y.Buffer().Bytes())
+	rs, _ := arrowsparse.RowMajorStrides(shape)
 	d := slices.Index(t.order, mode)
 	st := make([]int64, len(t.levels)) // output stride of each level; 0 for mode
 	for l, k := range t.order {

@@ -6,7 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Validate runs the full check of the tensor's structure, as New does
@@ -38,26 +39,26 @@ func (t *Tensor) check(content bool) error {
 	nl := len(t.levels)
 	for l := range t.levels {
 		lv := &t.levels[l]
-		if err := as.CheckIndexType(lv.idxType); err != nil {
-			return as.Errorf(as.ErrUnsupportedType, "csf: level %d indices: %w", l, err)
+		if err := core.CheckIndexType(lv.idxType); err != nil {
+			return core.Errorf(arrowsparse.ErrUnsupportedType, "csf: level %d indices: %w", l, err)
 		}
 		if lv.n < 0 {
-			return as.Errorf(as.ErrShape, "csf: level %d has negative length %d", l, lv.n)
+			return core.Errorf(arrowsparse.ErrShape, "csf: level %d has negative length %d", l, lv.n)
 		}
 		if err := checkBuffer(lv.idx, lv.off+lv.n, lv.idxType, l, "indices"); err != nil {
 			return err
 		}
 		if l == nl-1 {
 			if lv.ptr != nil || lv.ptrType != nil {
-				return as.Errorf(as.ErrStructure, "csf: the last level (%d) has an indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
+				return core.Errorf(arrowsparse.ErrStructure, "csf: the last level (%d) has an indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
 			}
 			continue
 		}
 		if lv.ptr == nil || lv.ptrType == nil {
-			return as.Errorf(as.ErrStructure, "csf: level %d has no indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
+			return core.Errorf(arrowsparse.ErrStructure, "csf: level %d has no indptr; a %d-d tensor has %d indptr buffers", l, nl, nl-1)
 		}
-		if err := as.CheckIndexType(lv.ptrType); err != nil {
-			return as.Errorf(as.ErrUnsupportedType, "csf: level %d indptr: %w", l, err)
+		if err := core.CheckIndexType(lv.ptrType); err != nil {
+			return core.Errorf(arrowsparse.ErrUnsupportedType, "csf: level %d indptr: %w", l, err)
 		}
 		if err := checkBuffer(lv.ptr, lv.off+lv.n+1, lv.ptrType, l, "indptr"); err != nil {
 			return err
@@ -65,13 +66,13 @@ func (t *Tensor) check(content bool) error {
 	}
 	last := &t.levels[nl-1]
 	if t.nnz < 0 {
-		return as.Errorf(as.ErrShape, "csf: negative number of stored values %d", t.nnz)
+		return core.Errorf(arrowsparse.ErrShape, "csf: negative number of stored values %d", t.nnz)
 	}
 	if last.n != t.nnz {
-		return as.Errorf(as.ErrStructure, "csf: the last level has %d nodes but nnz is %d", last.n, t.nnz)
+		return core.Errorf(arrowsparse.ErrStructure, "csf: the last level has %d nodes but nnz is %d", last.n, t.nnz)
 	}
 	if last.off-t.vshift < 0 {
-		return as.Errorf(as.ErrStructure, "csf: values start before the values buffer")
+		return core.Errorf(arrowsparse.ErrStructure, "csf: values start before the values buffer")
 	}
 	if err := checkBuffer(t.values, last.off-t.vshift+t.nnz, t.valueType, -1, "values"); err != nil {
 		return err
@@ -81,10 +82,10 @@ func (t *Tensor) check(content bool) error {
 		lv, next := &t.levels[l], &t.levels[l+1]
 		ops := opsFor(lv.ptrType)
 		if first := ops.get(lv.ptr.Bytes(), lv.off); first != next.off {
-			return as.Errorf(as.ErrStructure, "csf: indptr of level %d starts at %d, want %d", l, first, next.off)
+			return core.Errorf(arrowsparse.ErrStructure, "csf: indptr of level %d starts at %d, want %d", l, first, next.off)
 		}
 		if end := ops.get(lv.ptr.Bytes(), lv.off+lv.n); end != next.off+next.n {
-			return as.Errorf(as.ErrStructure, "csf: indptr of level %d ends at %d, but level %d has %d nodes", l, end-next.off, l+1, next.n)
+			return core.Errorf(arrowsparse.ErrStructure, "csf: indptr of level %d ends at %d, but level %d has %d nodes", l, end-next.off, l+1, next.n)
 		}
 	}
 	if !content {
@@ -93,7 +94,7 @@ func (t *Tensor) check(content bool) error {
 	for l := 0; l < nl-1; l++ {
 		lv := &t.levels[l]
 		if p := opsFor(lv.ptrType).firstDecrease(lv.ptr.Bytes(), lv.off, lv.off+lv.n); p >= 0 {
-			return as.Errorf(as.ErrStructure, "csf: indptr of level %d decreases at entry %d", l, p-lv.off)
+			return core.Errorf(arrowsparse.ErrStructure, "csf: indptr of level %d decreases at entry %d", l, p-lv.off)
 		}
 	}
 	bounds := make([]int64, chunk+1)
@@ -107,9 +108,9 @@ func (t *Tensor) check(content bool) error {
 			case p < 0:
 				return nil
 			case outside:
-				return as.Errorf(as.ErrOutOfRange, "csf: index %d of level %d (dimension %d) is %d, outside [0, %d)", p-lv.off, l, t.order[l], ops.get(lv.idx.Bytes(), p), dim)
+				return core.Errorf(arrowsparse.ErrOutOfRange, "csf: index %d of level %d (dimension %d) is %d, outside [0, %d)", p-lv.off, l, t.order[l], ops.get(lv.idx.Bytes(), p), dim)
 			}
-			return as.Errorf(as.ErrStructure, "csf: indices of level %d are not strictly increasing within a node at entry %d", l, p-lv.off)
+			return core.Errorf(arrowsparse.ErrStructure, "csf: indices of level %d are not strictly increasing within a node at entry %d", l, p-lv.off)
 		}
 		if l == 0 {
 			if err := check([]int64{lv.off, lv.off + lv.n}); err != nil {
@@ -132,10 +133,10 @@ func (t *Tensor) check(content bool) error {
 	return nil
 }
 
-// checkBuffer is as.CheckBuffer naming the level (or the values, for l < 0).
+// checkBuffer is core.CheckBuffer naming the level (or the values, for l < 0).
 func checkBuffer(buf *memory.Buffer, n int64, dt arrow.DataType, l int, what string) error {
 	if l >= 0 {
 		what = "level " + strconv.Itoa(l) + " " + what
 	}
-	return as.CheckBuffer(buf, n, dt, "csf: "+what)
+	return core.CheckBuffer(buf, n, dt, "csf: "+what)
 }

@@ -3,7 +3,8 @@ package gcs
 import (
 	"iter"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
@@ -18,13 +19,13 @@ type Sparse interface{ *Matrix | *Tensor | *DM }
 // O(log lane length); otherwise it scans the lane. A GCS tensor maps idx to
 // (row, column) first. A DM maps idx to its storage and asks it: a view
 // reads the element, a COO tensor binary-searches if it is canonical, a
-// matrix as above. At panics with an as.PanicError if T is not the value
+// matrix as above. At panics with an arrowsparse.PanicError if T is not the value
 // type, or idx has the wrong rank or an entry outside the shape.
-func At[T as.Value, X Sparse](x X, idx ...int64) T {
+func At[T arrowsparse.Value, X Sparse](x X, idx ...int64) T {
 	switch s := any(x).(type) {
 	case *Matrix:
 		if len(idx) != 2 {
-			panic(as.PanicError{Msg: "gcs: a matrix has 2 dimensions"})
+			panic(arrowsparse.PanicError{Msg: "gcs: a matrix has 2 dimensions"})
 		}
 		return matrixAt[T](s, idx[0], idx[1])
 	case *Tensor:
@@ -35,7 +36,7 @@ func At[T as.Value, X Sparse](x X, idx ...int64) T {
 	case *DM:
 		return dmAt[T](s, idx)
 	}
-	panic(as.PanicError{Msg: "gcs: unreachable"})
+	panic(arrowsparse.PanicError{Msg: "gcs: unreachable"})
 }
 
 // All returns an iterator over the stored elements, yielding each
@@ -46,8 +47,8 @@ func At[T as.Value, X Sparse](x X, idx ...int64) T {
 // A matrix and a GCS tensor yield their elements in storage order (lane by
 // lane). A DM yields exactly the elements of its slice, in the wrapper's
 // index space, in an order that follows its storage (see DM). All panics
-// with an as.PanicError if T is not the value type.
-func All[T as.Value, X Sparse](x X) iter.Seq2[[]int64, T] {
+// with an arrowsparse.PanicError if T is not the value type.
+func All[T arrowsparse.Value, X Sparse](x X) iter.Seq2[[]int64, T] {
 	switch s := any(x).(type) {
 	case *Matrix:
 		return matrixAll[T](s)
@@ -56,21 +57,21 @@ func All[T as.Value, X Sparse](x X) iter.Seq2[[]int64, T] {
 	case *DM:
 		return dmAll[T](s)
 	}
-	panic(as.PanicError{Msg: "gcs: unreachable"})
+	panic(arrowsparse.PanicError{Msg: "gcs: unreachable"})
 }
 
-func mustType[T as.Value](m *Matrix) []T {
+func mustType[T arrowsparse.Value](m *Matrix) []T {
 	v, err := Values[T](m)
 	if err != nil {
-		panic(as.PanicError{Msg: err.Error()})
+		panic(arrowsparse.PanicError{Msg: err.Error()})
 	}
 	return v
 }
 
-func matrixAt[T as.Value](m *Matrix, row, col int64) T {
+func matrixAt[T arrowsparse.Value](m *Matrix, row, col int64) T {
 	vs := mustType[T](m)
 	if uint64(row) >= uint64(m.rows) || uint64(col) >= uint64(m.cols) {
-		panic(as.PanicError{Msg: "gcs: index out of range"})
+		panic(arrowsparse.PanicError{Msg: "gcs: index out of range"})
 	}
 	k, j := row, col
 	if m.axis == Cols {
@@ -97,18 +98,18 @@ func matrixAt[T as.Value](m *Matrix, row, col int64) T {
 
 // sumAt sums the values of entries [r[0], r[1]) or perm, in storage order
 // and in the value type.
-func sumAt[T as.Value](m *Matrix, vs []T, r, perm []int64) T {
+func sumAt[T arrowsparse.Value](m *Matrix, vs []T, r, perm []int64) T {
 	if perm == nil {
 		for p := r[0]; p < r[1]; p++ {
 			perm = append(perm, p)
 		}
 	}
 	out := make([]T, 1)
-	vals.For(m.valueType).ReducePerm(as.BytesOf(vs), as.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, as.SumDuplicates)
+	vals.For(m.valueType).ReducePerm(core.BytesOf(vs), core.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, arrowsparse.SumDuplicates)
 	return out[0]
 }
 
-func matrixAll[T as.Value](m *Matrix) iter.Seq2[[]int64, T] {
+func matrixAll[T arrowsparse.Value](m *Matrix) iter.Seq2[[]int64, T] {
 	vs := mustType[T](m)
 	return func(yield func([]int64, T) bool) {
 		ix := m.ix()
@@ -137,17 +138,17 @@ func matrixAll[T as.Value](m *Matrix) iter.Seq2[[]int64, T] {
 
 // Lane returns lane k (row k of a CSR, column k of a CSC) as slices of its
 // indices and values that alias the matrix's buffers: no copy. The slices
-// must not be modified. Lane panics with an as.PanicError if I or T is not
+// must not be modified. Lane panics with an arrowsparse.PanicError if I or T is not
 // the matrix's index or value type, or k is not a lane.
-func Lane[I as.Index, T as.Value](m *Matrix, k int64) ([]I, []T) {
+func Lane[I arrowsparse.Index, T arrowsparse.Value](m *Matrix, k int64) ([]I, []T) {
 	idx, err := Indices[I](m)
 	if err != nil {
-		panic(as.PanicError{Msg: err.Error()})
+		panic(arrowsparse.PanicError{Msg: err.Error()})
 	}
 	vs := mustType[T](m)
 	major, _ := m.dims()
 	if uint64(k) >= uint64(major) {
-		panic(as.PanicError{Msg: "gcs: lane out of range"})
+		panic(arrowsparse.PanicError{Msg: "gcs: lane out of range"})
 	}
 	lo, hi := m.ix().lane(m, k)
 	return idx[lo:hi:hi], vs[lo:hi:hi]
@@ -157,10 +158,10 @@ func Lane[I as.Index, T as.Value](m *Matrix, k int64) ([]I, []T) {
 // new slices, in storage order for a CSR and in column order for a CSC
 // (which it finds by a binary search per column when the matrix is sorted,
 // a scan otherwise). Use Lane to read a CSR row without copying. Row panics
-// with an as.PanicError if T is not the value type or i is not a row.
-func Row[T as.Value](m *Matrix, i int64) ([]int64, []T) {
+// with an arrowsparse.PanicError if T is not the value type or i is not a row.
+func Row[T arrowsparse.Value](m *Matrix, i int64) ([]int64, []T) {
 	if uint64(i) >= uint64(m.rows) {
-		panic(as.PanicError{Msg: "gcs: row out of range"})
+		panic(arrowsparse.PanicError{Msg: "gcs: row out of range"})
 	}
 	return cross[T](m, Rows, i)
 }
@@ -168,15 +169,15 @@ func Row[T as.Value](m *Matrix, i int64) ([]int64, []T) {
 // Col returns the stored entries of column j: their rows and values, in new
 // slices, as Row does for rows. Use Lane to read a CSC column without
 // copying.
-func Col[T as.Value](m *Matrix, j int64) ([]int64, []T) {
+func Col[T arrowsparse.Value](m *Matrix, j int64) ([]int64, []T) {
 	if uint64(j) >= uint64(m.cols) {
-		panic(as.PanicError{Msg: "gcs: column out of range"})
+		panic(arrowsparse.PanicError{Msg: "gcs: column out of range"})
 	}
 	return cross[T](m, Cols, j)
 }
 
 // cross returns the entries at position i along axis a.
-func cross[T as.Value](m *Matrix, a Axis, i int64) ([]int64, []T) {
+func cross[T arrowsparse.Value](m *Matrix, a Axis, i int64) ([]int64, []T) {
 	vs := mustType[T](m)
 	ix := m.ix()
 	if m.axis == a {

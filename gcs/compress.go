@@ -10,7 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -21,10 +22,10 @@ import (
 // index types as each function documents.
 type ConvertOptions struct {
 	// Duplicates says how entries with equal coordinates are combined.
-	// The default, as.SumDuplicates, is what scipy, pydata/sparse and
+	// The default, arrowsparse.SumDuplicates, is what scipy, pydata/sparse and
 	// PyTorch do. Conversions that only reorder a matrix (ToCSR, ToCSC)
 	// keep duplicates and ignore it.
-	Duplicates as.Duplicates
+	Duplicates arrowsparse.Duplicates
 	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// IndptrType is the type of the index pointers of the result; nil
@@ -45,20 +46,20 @@ func (o ConvertOptions) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64
 	}
 	if pt == nil {
 		pt = widen(defPtr, n)
-		if as.ByteWidth(pt) < as.ByteWidth(it) && o.IndicesType == nil {
+		if arrowsparse.ByteWidth(pt) < arrowsparse.ByteWidth(it) && o.IndicesType == nil {
 			pt = widen(it, n)
 		}
 	}
-	if err := as.CheckIndexType(pt); err != nil {
+	if err := core.CheckIndexType(pt); err != nil {
 		return nil, nil, err
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, nil, err
 	}
-	if n > 0 && minor-1 > as.IndexMax(it) {
-		return nil, nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
+	if n > 0 && minor-1 > arrowsparse.IndexMax(it) {
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
 	}
-	if err := as.CheckIndexFits(pt, n, "nnz"); err != nil {
+	if err := core.CheckIndexFits(pt, n, "nnz"); err != nil {
 		return nil, nil, err
 	}
 	return pt, it, nil
@@ -67,10 +68,10 @@ func (o ConvertOptions) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64
 // widen returns dt if it holds every value in 0..max, and otherwise the
 // narrowest signed index type that does.
 func widen(dt arrow.DataType, max int64) arrow.DataType {
-	if dt != nil && as.IsIndexType(dt) && max <= as.IndexMax(dt) {
+	if dt != nil && arrowsparse.IsIndexType(dt) && max <= arrowsparse.IndexMax(dt) {
 		return dt
 	}
-	return as.SmallestIndexType(max)
+	return arrowsparse.SmallestIndexType(max)
 }
 
 // job describes one conversion to compressed storage: n input entries, each
@@ -100,7 +101,7 @@ type job struct {
 	in       []byte // input values, indexed by entry
 	vt       arrow.DataType
 	pt, it   arrow.DataType
-	policy   as.Duplicates
+	policy   arrowsparse.Duplicates
 	keepDups bool
 	workers  int
 }
@@ -108,7 +109,7 @@ type job struct {
 // fitsKeys reports whether keys major·minor + index fit in 64 bits, and
 // returns their width.
 func fitsKeys(major, minor int64) (uint, bool) {
-	size, ok := as.SizeUint64([]int64{major, minor})
+	size, ok := core.SizeUint64([]int64{major, minor})
 	if !ok {
 		return 0, false
 	}
@@ -122,7 +123,7 @@ func fitsKeys(major, minor int64) (uint, bool) {
 // run performs the conversion. It returns the three buffers (from mem), the
 // number of entries written and whether duplicates were met.
 func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer, nnz int64, dup bool) {
-	pw, iw, vw := int64(as.ByteWidth(j.pt)), int64(as.ByteWidth(j.it)), int64(as.ByteWidth(j.vt))
+	pw, iw, vw := int64(arrowsparse.ByteWidth(j.pt)), int64(arrowsparse.ByteWidth(j.it)), int64(arrowsparse.ByteWidth(j.vt))
 	n := int64(j.n)
 	indptr = newBuffer(mem, (j.major+1)*pw)
 	indices = newBuffer(mem, n*iw)
@@ -169,7 +170,7 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 // the entries of each lane into ptr[lane+1]; the output buffers serve as
 // the sort's staging arrays.
 func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
-	iw, vw := as.ByteWidth(j.it), as.ByteWidth(j.vt)
+	iw, vw := arrowsparse.ByteWidth(j.it), arrowsparse.ByteWidth(j.vt)
 	div := keysort.NewDivider(uint64(j.minor))
 	if j.packed > 0 {
 		div = keysort.NewDivider(uint64(1) << j.packed)
@@ -253,11 +254,11 @@ func gatherWords(in, out []byte, w, pos int, words []uint64, ib uint) {
 	case 1:
 		gatherTyped(in, out[pos:], words, ib)
 	case 2:
-		gatherTyped(as.MustSliceBytes[uint16](in), as.MustSliceBytes[uint16](out)[pos:], words, ib)
+		gatherTyped(core.MustSliceBytes[uint16](in), core.MustSliceBytes[uint16](out)[pos:], words, ib)
 	case 4:
-		gatherTyped(as.MustSliceBytes[uint32](in), as.MustSliceBytes[uint32](out)[pos:], words, ib)
+		gatherTyped(core.MustSliceBytes[uint32](in), core.MustSliceBytes[uint32](out)[pos:], words, ib)
 	default:
-		gatherTyped(as.MustSliceBytes[uint64](in), as.MustSliceBytes[uint64](out)[pos:], words, ib)
+		gatherTyped(core.MustSliceBytes[uint64](in), core.MustSliceBytes[uint64](out)[pos:], words, ib)
 	}
 }
 
@@ -287,10 +288,10 @@ type compressor interface {
 	prefix(ptr []byte)
 }
 
-type comp[P, I as.Index] struct{}
+type comp[P, I arrowsparse.Index] struct{}
 
 func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int {
-	ptr, idx := as.MustSliceBytes[P](ptrb), as.MustSliceBytes[I](idxb)
+	ptr, idx := core.MustSliceBytes[P](ptrb), core.MustSliceBytes[I](idxb)
 	out := idx[pos:]
 	u := 0
 	last := ^uint64(0)
@@ -334,7 +335,7 @@ func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint6
 }
 
 func (comp[P, I]) put(ptrb, idxb []byte, lanes, index []int64) {
-	ptr, idx := as.MustSliceBytes[P](ptrb), as.MustSliceBytes[I](idxb)
+	ptr, idx := core.MustSliceBytes[P](ptrb), core.MustSliceBytes[I](idxb)
 	for r, l := range lanes {
 		ptr[l+1]++
 		idx[r] = I(index[r])
@@ -342,7 +343,7 @@ func (comp[P, I]) put(ptrb, idxb []byte, lanes, index []int64) {
 }
 
 func (comp[P, I]) prefix(ptrb []byte) {
-	ptr := as.MustSliceBytes[P](ptrb)
+	ptr := core.MustSliceBytes[P](ptrb)
 	for k := 1; k < len(ptr); k++ {
 		ptr[k] += ptr[k-1]
 	}

@@ -7,9 +7,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -44,7 +45,7 @@ func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (
 		return nil, err
 	}
 	if t.NumDims() != 2 {
-		return nil, as.Errorf(as.ErrShape, "gcs: FromCOO needs a 2-d tensor, not %d-d; use TensorFromCOO", t.NumDims())
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: FromCOO needs a 2-d tensor, not %d-d; use TensorFromCOO", t.NumDims())
 	}
 	dims := []int{0, 1}
 	if axis == Cols {
@@ -101,7 +102,7 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	}
 	s := compressed{vt: t.DataType(), pt: pt, it: it, sorted: true, canonical: true}
 	f := formsOf(t)
-	vw := int64(as.ByteWidth(s.vt))
+	vw := int64(arrowsparse.ByteWidth(s.vt))
 	var in []byte
 	if n > 0 {
 		in = t.ValuesBuffer().Bytes()[:n*vw]
@@ -131,9 +132,9 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	}
 	var dup bool
 	s.indptr, s.indices, s.values, s.nnz, dup = j.run(mem)
-	if dup && o.Duplicates == as.RejectDuplicates {
+	if dup && o.Duplicates == arrowsparse.RejectDuplicates {
 		s.release()
-		return compressed{}, as.Errorf(as.ErrNotCanonical, "gcs: duplicate coordinates, and the duplicate policy rejects them")
+		return compressed{}, core.Errorf(arrowsparse.ErrNotCanonical, "gcs: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	return s, nil
 }
@@ -147,8 +148,8 @@ const maxPointerBytes = 1 << 40
 // checkPointerAlloc returns an error if an index pointer array for the
 // given number of lanes would exceed maxPointerBytes.
 func checkPointerAlloc(lanes int64, pt arrow.DataType) error {
-	if n, ok := as.MulInt64(lanes+1, int64(as.ByteWidth(pt))); !ok || lanes+1 <= 0 || n > maxPointerBytes {
-		return as.Errorf(as.ErrOverflow, "gcs: an index pointer array of %d+1 entries of %s is larger than 1 TiB", lanes, pt)
+	if n, ok := core.MulInt64(lanes+1, int64(arrowsparse.ByteWidth(pt))); !ok || lanes+1 <= 0 || n > maxPointerBytes {
+		return core.Errorf(arrowsparse.ErrOverflow, "gcs: an index pointer array of %d+1 entries of %s is larger than 1 TiB", lanes, pt)
 	}
 	return nil
 }
@@ -164,7 +165,7 @@ func isIdentityPerm(p []int) bool {
 
 // presorted compresses n entries whose keys are strictly increasing.
 func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
-	pw, iw := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it))
+	pw, iw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it))
 	indptr = newBuffer(mem, (major+1)*pw)
 	clear(indptr.Bytes())
 	indices = newBuffer(mem, n*iw)
@@ -191,15 +192,15 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 // to int64; o.IndptrType and o.IndicesType choose others. Dim names are
 // kept. The result
 // must be released by the caller.
-func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o ConvertOptions) (*Matrix, error) {
+func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
 	shape := d.Shape()
 	if len(shape) != 2 {
-		return nil, as.Errorf(as.ErrShape, "gcs: FromDense needs a 2-d tensor, not %d-d", len(shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: FromDense needs a 2-d tensor, not %d-d", len(shape))
 	}
-	if err := as.CheckValueType(d.DataType()); err != nil {
+	if err := core.CheckValueType(d.DataType()); err != nil {
 		return nil, err
 	}
 	strides := d.ElemStrides()
@@ -212,7 +213,7 @@ func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o ConvertOptions) (*
 	vop := vals.For(vt)
 	var data []byte
 	if d.Buffer() != nil {
-		data = wholeElems(d.Buffer().Bytes(), as.ByteWidth(d.DataType()))
+		data = wholeElems(d.Buffer().Bytes(), arrowsparse.ByteWidth(d.DataType()))
 	}
 	off := d.ElemOffset()
 	counts := make([]int64, major)
@@ -231,7 +232,7 @@ func FromDense(mem memory.Allocator, d as.Dense, axis Axis, o ConvertOptions) (*
 	if err := checkPointerAlloc(major, pt); err != nil {
 		return nil, err
 	}
-	pw, iw, vw := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it)), int64(as.ByteWidth(vt))
+	pw, iw, vw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
 	indptr := newBuffer(mem, (major+1)*pw)
 	indices := newBuffer(mem, n*iw)
 	values := newBuffer(mem, n*vw)
@@ -265,10 +266,10 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	if it == nil {
 		it = widen(m.indicesType, max(m.rows, m.cols)-1)
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
 	}
-	iw := int64(as.ByteWidth(it))
+	iw := int64(arrowsparse.ByteWidth(it))
 	cb := newBuffer(mem, 2*m.nnz*iw)
 	defer cb.Release()
 	iop := coords.For(it)
@@ -306,7 +307,7 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 // shared with a COO tensor are exactly its values. The result must be
 // released by the caller.
 func exactValues(values *memory.Buffer, n int64, vt arrow.DataType) *memory.Buffer {
-	need := int(n) * as.ByteWidth(vt)
+	need := int(n) * arrowsparse.ByteWidth(vt)
 	if values == nil || values.Len() == need {
 		if values != nil {
 			values.Retain()
@@ -318,30 +319,30 @@ func exactValues(values *memory.Buffer, n int64, vt arrow.DataType) *memory.Buff
 
 // ToDense returns a new row-major dense view of the matrix, in a buffer from
 // mem, with duplicates summed. It fails with an error wrapping
-// as.ErrOverflow if the dense size does not fit in int64. The result must
+// arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
-func (m *Matrix) ToDense(mem memory.Allocator) (as.Dense, error) {
-	return m.ToView(mem, as.SumDuplicates)
+func (m *Matrix) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
+	return m.ToView(mem, arrowsparse.SumDuplicates)
 }
 
 // ToView is ToDense with a duplicate policy, returning the *views.View.
-func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, error) {
+func (m *Matrix) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.View, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
-	size, err := as.NumElements(m.Shape())
+	size, err := arrowsparse.NumElements(m.Shape())
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(m.valueType))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", m.Shape())
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(m.valueType))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", m.Shape())
 	}
 	v, err := views.AllocNamed(mem, m.valueType, m.Shape(), m.names)
 	if err != nil {
 		return nil, err
 	}
 	var seen []uint64
-	if p != as.SumDuplicates && p != as.KeepLast {
+	if p != arrowsparse.SumDuplicates && p != arrowsparse.KeepLast {
 		seen = make([]uint64, (size+63)/64)
 	}
 	sMaj, sMin := m.cols, int64(1)
@@ -351,7 +352,7 @@ func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 	dense := v.Buffer().Bytes()
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
+		in = m.values.Bytes()[:m.nnz*int64(arrowsparse.ByteWidth(m.valueType))]
 	}
 	vop := vals.For(m.valueType)
 	ix := m.ix()
@@ -371,9 +372,9 @@ func (m *Matrix) ToView(mem memory.Allocator, p as.Duplicates) (*views.View, err
 			}
 		}
 	}
-	if dup && p == as.RejectDuplicates {
+	if dup && p == arrowsparse.RejectDuplicates {
 		v.Release()
-		return nil, as.Errorf(as.ErrNotCanonical, "gcs: duplicate entries, and the duplicate policy rejects them")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "gcs: duplicate entries, and the duplicate policy rejects them")
 	}
 	return v, nil
 }
@@ -433,24 +434,24 @@ func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error
 	if it == nil {
 		it = m.indicesType
 	}
-	if err := as.CheckIndexType(pt); err != nil {
+	if err := core.CheckIndexType(pt); err != nil {
 		return nil, err
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
 	}
-	if err := as.CheckIndexFits(pt, m.nnz, "nnz"); err != nil {
+	if err := core.CheckIndexFits(pt, m.nnz, "nnz"); err != nil {
 		return nil, err
 	}
-	if m.nnz > 0 && minor-1 > as.IndexMax(it) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
+	if m.nnz > 0 && minor-1 > arrowsparse.IndexMax(it) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
 	}
 	ix := m.ix()
 	ptrs := make([]int64, major+1)
 	ix.pointers(m, 0, major, ptrs)
-	indptr := newBuffer(mem, (major+1)*int64(as.ByteWidth(pt)))
+	indptr := newBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
 	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
-	indices := newBuffer(mem, m.nnz*int64(as.ByteWidth(it)))
+	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	buf := make([]int64, chunk)
 	for a := int64(0); a < m.nnz; a += chunk {
 		b := min(a+chunk, m.nnz)
@@ -476,7 +477,7 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 	}
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
+		in = m.values.Bytes()[:m.nnz*int64(arrowsparse.ByteWidth(m.valueType))]
 	}
 	ix := m.ix()
 	j := &job{

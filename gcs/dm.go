@@ -9,9 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -26,16 +27,16 @@ import (
 // the package documentation (# DM).
 type DM struct {
 	refCount atomic.Int64
-	shape    []int64    // wrapper shape
-	names    []string   // nil or one per wrapper axis
-	groups   [][]factor // per storage dimension, most significant first
-	storage  as.Tensor  // retained
+	shape    []int64            // wrapper shape
+	names    []string           // nil or one per wrapper axis
+	groups   [][]factor         // per storage dimension, most significant first
+	storage  arrowsparse.Tensor // retained
 	kind     storeKind
 	nnzOnce  sync.Once
 	nnz      int64
 }
 
-var _ as.Tensor = (*DM)(nil)
+var _ arrowsparse.Tensor = (*DM)(nil)
 
 // factor is one wrapper axis of a group, or the trace of an axis removed by
 // integer indexing. In its group's linearisation it counts size positions
@@ -67,29 +68,29 @@ const (
 // of group k. Seed 001 asks for 0 < p_1 < … < p_m < N; an empty group is
 // accepted here as a storage dimension of length 1.
 //
-// storage may be a dense tensor (as.Dense, such as *views.View), a
+// storage may be a dense tensor (arrowsparse.Dense, such as *views.View), a
 // *coo.Tensor, a *Matrix (CSR or CSC), a *Tensor (GCS, seen as the DM of
 // its own mapping) or a *DM (hierarchical storage). It is shared without
 // copying and retained. A non-permutation dims or a bad partitioning is an
-// error wrapping as.ErrStructure, a shape that does not match the storage
-// one wrapping as.ErrShape (as.ErrOverflow if a group's size overflows),
-// and another storage format one wrapping as.ErrUnsupportedType. The
+// error wrapping arrowsparse.ErrStructure, a shape that does not match the storage
+// one wrapping arrowsparse.ErrShape (arrowsparse.ErrOverflow if a group's size overflows),
+// and another storage format one wrapping arrowsparse.ErrUnsupportedType. The
 // result must be released by the caller.
-func NewDM(shape []int64, dims []int, partitioning []int, storage as.Tensor) (*DM, error) {
+func NewDM(shape []int64, dims []int, partitioning []int, storage arrowsparse.Tensor) (*DM, error) {
 	if storage == nil {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: nil DM storage")
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: nil DM storage")
 	}
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return nil, err
 	}
 	n := len(shape)
-	if err := as.CheckPermutation(dims, n, "gcs: dimensions"); err != nil {
+	if err := core.CheckPermutation(dims, n, "gcs: dimensions"); err != nil {
 		return nil, err
 	}
 	prev := 0
 	for _, p := range partitioning {
 		if p < prev || p > n {
-			return nil, as.Errorf(as.ErrStructure, "gcs: partitioning %v is not a non-decreasing sequence in [0, %d]", partitioning, n)
+			return nil, core.Errorf(arrowsparse.ErrStructure, "gcs: partitioning %v is not a non-decreasing sequence in [0, %d]", partitioning, n)
 		}
 		prev = p
 	}
@@ -99,7 +100,7 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage as.Tensor) (*D
 	}
 	sshape := storage.Shape()
 	if len(sshape) != len(partitioning)+1 {
-		return nil, as.Errorf(as.ErrShape, "gcs: a partitioning of %d positions needs a storage of rank %d, not %d", len(partitioning), len(partitioning)+1, len(sshape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: a partitioning of %d positions needs a storage of rank %d, not %d", len(partitioning), len(partitioning)+1, len(sshape))
 	}
 	cuts := append(append([]int{0}, partitioning...), n)
 	d := &DM{
@@ -115,7 +116,7 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage as.Tensor) (*D
 			return nil, err
 		}
 		if size != sshape[k] {
-			return nil, as.Errorf(as.ErrShape, "gcs: wrapper dimensions %v of shape %v have %d elements, but storage dimension %d has length %d", axes, shape, size, k, sshape[k])
+			return nil, core.Errorf(arrowsparse.ErrShape, "gcs: wrapper dimensions %v of shape %v have %d elements, but storage dimension %d has length %d", axes, shape, size, k, sshape[k])
 		}
 		g := make([]factor, len(axes))
 		for i, a := range axes {
@@ -134,7 +135,7 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage as.Tensor) (*D
 	return d, nil
 }
 
-func storeKindOf(s as.Tensor) (storeKind, error) {
+func storeKindOf(s arrowsparse.Tensor) (storeKind, error) {
 	switch s.(type) {
 	case *coo.Tensor:
 		return storeCOO, nil
@@ -142,10 +143,10 @@ func storeKindOf(s as.Tensor) (storeKind, error) {
 		return storeMatrix, nil
 	case *DM, *Tensor:
 		return storeDM, nil
-	case as.Dense:
+	case arrowsparse.Dense:
 		return storeDense, nil
 	}
-	return 0, as.Errorf(as.ErrUnsupportedType, "gcs: a DM cannot store a %s tensor of type %T (use a strided view, COO, CSR, CSC, GCS or DM; a remapped view must be copied or made strided with AsView first)", s.Format(), s)
+	return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: a DM cannot store a %s tensor of type %T (use a strided view, COO, CSR, CSC, GCS or DM; a remapped view must be copied or made strided with AsView first)", s.Format(), s)
 }
 
 // DM returns the tensor as a DM over its storage matrix, with the tensor's
@@ -154,9 +155,9 @@ func storeKindOf(s as.Tensor) (storeKind, error) {
 func (t *Tensor) DM() *DM {
 	d, err := NewDM(t.mp.shape, t.mp.dims, []int{t.mp.split}, t.m)
 	if err != nil {
-		panic(as.PanicError{Msg: "gcs: " + err.Error()}) // a valid tensor always maps
+		panic(arrowsparse.PanicError{Msg: "gcs: " + err.Error()}) // a valid tensor always maps
 	}
-	d.names = as.CloneDimNames(t.names)
+	d.names = core.CloneDimNames(t.names)
 	return d
 }
 
@@ -188,7 +189,7 @@ func (d *DM) Retain() { d.refCount.Add(1) }
 func (d *DM) Release() {
 	n := d.refCount.Add(-1)
 	if n < 0 {
-		panic(as.PanicError{Msg: "gcs: DM released too many times"})
+		panic(arrowsparse.PanicError{Msg: "gcs: DM released too many times"})
 	}
 	if n == 0 {
 		d.storage.Release()
@@ -196,8 +197,8 @@ func (d *DM) Release() {
 	}
 }
 
-// Format returns as.FormatDM.
-func (d *DM) Format() as.Format { return as.FormatDM }
+// Format returns arrowsparse.FormatDM.
+func (d *DM) Format() arrowsparse.Format { return arrowsparse.FormatDM }
 
 // DataType returns the type of the values: the storage's.
 func (d *DM) DataType() arrow.DataType { return d.storage.DataType() }
@@ -209,22 +210,22 @@ func (d *DM) Shape() []int64 { return append([]int64(nil), d.shape...) }
 func (d *DM) NumDims() int { return len(d.shape) }
 
 // DimNames returns a copy of the wrapper's dimension names, or nil.
-func (d *DM) DimNames() []string { return as.CloneDimNames(d.names) }
+func (d *DM) DimNames() []string { return core.CloneDimNames(d.names) }
 
 // Storage returns the storage tensor. It shares memory with the DM: the DM
 // must outlive it, or it must be retained. A DM built over a GCS tensor
 // stores that tensor's DM.
-func (d *DM) Storage() as.Tensor { return d.storage }
+func (d *DM) Storage() arrowsparse.Tensor { return d.storage }
 
 // WithDimNames returns the DM with the given wrapper dimension names (one
 // per axis, or none), sharing its storage. The result must be released by
 // the caller.
 func (d *DM) WithDimNames(names ...string) (*DM, error) {
-	if err := as.CheckDimNames(names, len(d.shape)); err != nil {
+	if err := core.CheckDimNames(names, len(d.shape)); err != nil {
 		return nil, err
 	}
 	out := d.derive()
-	out.names = as.CloneDimNames(names)
+	out.names = core.CloneDimNames(names)
 	return out, nil
 }
 
@@ -235,7 +236,7 @@ func (d *DM) WithDimNames(names ...string) (*DM, error) {
 func (d *DM) NNZ() int64 {
 	d.nnzOnce.Do(func() {
 		if d.kind == storeDense {
-			d.nnz, _ = as.NumElements(d.shape)
+			d.nnz, _ = arrowsparse.NumElements(d.shape)
 			return
 		}
 		if d.isWhole() {
@@ -318,12 +319,12 @@ func (d *DM) Reduction() (rdimensions [][]int, rstrides [][]int64, roffset []int
 // Slice returns the DM of the elements selected by one views.Range per
 // axis, with Python's slice semantics (negative bounds count from the end,
 // bounds are clamped, a negative step reverses, a step of 0 is an error
-// wrapping as.ErrOutOfRange). Missing trailing ranges select whole axes.
+// wrapping arrowsparse.ErrOutOfRange). Missing trailing ranges select whole axes.
 // The storage is shared, never copied or read: only the parameters change.
 // The result must be released by the caller.
 func (d *DM) Slice(ranges ...views.Range) (*DM, error) {
 	if len(ranges) > len(d.shape) {
-		return nil, as.Errorf(as.ErrShape, "gcs: %d ranges for a %d-d DM", len(ranges), len(d.shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: %d ranges for a %d-d DM", len(ranges), len(d.shape))
 	}
 	type sel struct{ start, step, n int64 }
 	sels := make([]sel, len(ranges))
@@ -356,7 +357,7 @@ func (d *DM) Slice(ranges ...views.Range) (*DM, error) {
 
 // Index returns the DM of the elements whose index on axis is i, with that
 // axis removed: NumPy's a[..., i, ...]. A negative axis or i counts from the
-// end; an axis or index out of range is an error wrapping as.ErrOutOfRange.
+// end; an axis or index out of range is an error wrapping arrowsparse.ErrOutOfRange.
 // The storage is shared, never copied: the axis becomes a fixed offset in
 // its storage dimension. The result must be released by the caller.
 func (d *DM) Index(axis int, i int64) (*DM, error) {
@@ -365,13 +366,13 @@ func (d *DM) Index(axis int, i int64) (*DM, error) {
 		axis += n
 	}
 	if axis < 0 || axis >= n {
-		return nil, as.Errorf(as.ErrOutOfRange, "gcs: axis %d is outside a %d-d DM", axis, n)
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: axis %d is outside a %d-d DM", axis, n)
 	}
 	if i < 0 {
 		i += d.shape[axis]
 	}
 	if i < 0 || i >= d.shape[axis] {
-		return nil, as.Errorf(as.ErrOutOfRange, "gcs: index %d is outside axis %d of length %d", i, axis, d.shape[axis])
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: index %d is outside axis %d of length %d", i, axis, d.shape[axis])
 	}
 	out := d.derive()
 	for _, g := range out.groups {
@@ -389,7 +390,7 @@ func (d *DM) Index(axis int, i int64) (*DM, error) {
 	}
 	out.shape = slices.Delete(out.shape, axis, axis+1)
 	if out.names != nil {
-		out.names = as.CloneDimNames(slices.Delete(out.names, axis, axis+1))
+		out.names = core.CloneDimNames(slices.Delete(out.names, axis, axis+1))
 	}
 	return out, nil
 }
@@ -398,7 +399,7 @@ func (d *DM) Index(axis int, i int64) (*DM, error) {
 // axis perm[k] of the receiver; with no arguments the axes are reversed. The
 // storage is shared, never copied: only the axis numbers in the parameters
 // change. A perm that is not a permutation is an error wrapping
-// as.ErrStructure. The result must be released by the caller.
+// arrowsparse.ErrStructure. The result must be released by the caller.
 func (d *DM) Transpose(perm ...int) (*DM, error) {
 	n := len(d.shape)
 	if len(perm) == 0 {
@@ -407,7 +408,7 @@ func (d *DM) Transpose(perm ...int) (*DM, error) {
 			perm[k] = n - 1 - k
 		}
 	}
-	if err := as.CheckPermutation(perm, n, "gcs: axis permutation"); err != nil {
+	if err := core.CheckPermutation(perm, n, "gcs: axis permutation"); err != nil {
 		return nil, err
 	}
 	inv := make([]int, n)
@@ -443,7 +444,7 @@ func (d *DM) SwapAxes(a, b int) (*DM, error) {
 		b += n
 	}
 	if a < 0 || a >= n || b < 0 || b >= n {
-		return nil, as.Errorf(as.ErrOutOfRange, "gcs: axes %d and %d are not both axes of a %d-d DM", a, b, n)
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: axes %d and %d are not both axes of a %d-d DM", a, b, n)
 	}
 	perm := make([]int, n)
 	for k := range perm {
@@ -563,7 +564,7 @@ func (d *DM) eachDense(f func([]int64, int64) bool) bool {
 // denseLayout returns the element offset and strides of the strided view
 // that the DM is over dense storage.
 func (d *DM) denseLayout() (int64, []int64) {
-	dn := d.storage.(as.Dense)
+	dn := d.storage.(arrowsparse.Dense)
 	ds := dn.ElemStrides()
 	off := dn.ElemOffset()
 	strides := make([]int64, len(d.shape))
@@ -724,10 +725,10 @@ func (d *DM) leafValues() []byte {
 		if s.values != nil {
 			b = s.values.Bytes()
 		}
-	case as.Dense:
+	case arrowsparse.Dense:
 		b = s.Buffer().Bytes()
 	}
-	return wholeElems(b, as.ByteWidth(d.DataType()))
+	return wholeElems(b, arrowsparse.ByteWidth(d.DataType()))
 }
 
 // find appends to dst the positions in the innermost value buffer of the
@@ -754,7 +755,7 @@ func (d *DM) find(idx []int64, dst []int64) []int64 {
 			return dst
 		}
 		return ix.scan(st, k, j, dst)
-	case as.Dense:
+	case arrowsparse.Dense:
 		p := st.ElemOffset()
 		for k, v := range st.ElemStrides() {
 			p += v * s[k]
@@ -808,22 +809,22 @@ func findCOO(t *coo.Tensor, s []int64, dst []int64) []int64 {
 
 func (d *DM) checkIndex(idx []int64) {
 	if len(idx) != len(d.shape) {
-		panic(as.PanicError{Msg: "gcs: index rank does not match the DM's rank"})
+		panic(arrowsparse.PanicError{Msg: "gcs: index rank does not match the DM's rank"})
 	}
 	for k, i := range idx {
 		if uint64(i) >= uint64(d.shape[k]) {
-			panic(as.PanicError{Msg: "gcs: index out of range"})
+			panic(arrowsparse.PanicError{Msg: "gcs: index out of range"})
 		}
 	}
 }
 
-func mustDMType[T as.Value](d *DM) {
-	if !as.TypeMatches[T](d.DataType()) {
-		panic(as.PanicError{Msg: "gcs: Go type " + as.DataTypeOf[T]().String() + " does not match the DM's type " + d.DataType().String()})
+func mustDMType[T arrowsparse.Value](d *DM) {
+	if !arrowsparse.TypeMatches[T](d.DataType()) {
+		panic(arrowsparse.PanicError{Msg: "gcs: Go type " + arrowsparse.DataTypeOf[T]().String() + " does not match the DM's type " + d.DataType().String()})
 	}
 }
 
-func dmAt[T as.Value](d *DM, idx []int64) T {
+func dmAt[T arrowsparse.Value](d *DM, idx []int64) T {
 	mustDMType[T](d)
 	d.checkIndex(idx)
 	perm := d.find(idx, nil)
@@ -831,19 +832,19 @@ func dmAt[T as.Value](d *DM, idx []int64) T {
 	if len(perm) == 0 {
 		return zero
 	}
-	vs := as.MustSliceBytes[T](d.leafValues())
+	vs := core.MustSliceBytes[T](d.leafValues())
 	if len(perm) == 1 {
 		return vs[perm[0]]
 	}
 	out := []T{zero}
-	vals.For(d.DataType()).ReducePerm(as.BytesOf(vs), as.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, as.SumDuplicates)
+	vals.For(d.DataType()).ReducePerm(core.BytesOf(vs), core.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, arrowsparse.SumDuplicates)
 	return out[0]
 }
 
-func dmAll[T as.Value](d *DM) iter.Seq2[[]int64, T] {
+func dmAll[T arrowsparse.Value](d *DM) iter.Seq2[[]int64, T] {
 	mustDMType[T](d)
 	return func(yield func([]int64, T) bool) {
-		vs := as.MustSliceBytes[T](d.leafValues())
+		vs := core.MustSliceBytes[T](d.leafValues())
 		d.each(func(idx []int64, p int64) bool { return yield(idx, vs[p]) })
 	}
 }
@@ -851,17 +852,17 @@ func dmAll[T as.Value](d *DM) iter.Seq2[[]int64, T] {
 // ToDense returns a new row-major dense view of the DM's elements, in a
 // buffer from mem, with duplicates summed. The result must be released by
 // the caller.
-func (d *DM) ToDense(mem memory.Allocator) (as.Dense, error) {
-	size, err := as.NumElements(d.shape)
+func (d *DM) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
+	size, err := arrowsparse.NumElements(d.shape)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(d.DataType()))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", d.shape)
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(d.DataType()))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", d.shape)
 	}
 	if d.kind == storeDense {
 		// A DM over dense storage is a strided view: copy it.
-		dn := d.storage.(as.Dense)
+		dn := d.storage.(arrowsparse.Dense)
 		off, strides := d.denseLayout()
 		if d.empty() {
 			off = 0
@@ -882,17 +883,17 @@ func (d *DM) ToDense(mem memory.Allocator) (as.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	strides, _ := as.RowMajorStrides(d.shape)
+	strides, _ := arrowsparse.RowMajorStrides(d.shape)
 	vt := d.DataType()
 	vop := vals.For(vt)
-	w := int64(as.ByteWidth(vt))
+	w := int64(arrowsparse.ByteWidth(vt))
 	in := d.leafValues()
 	dense := v.Buffer().Bytes()
 	pos, perm := make([]int64, 0, chunk), make([]int64, 0, chunk)
 	stage := make([]byte, chunk*w)
 	flush := func() {
 		vop.Gather(in, stage, perm)
-		vop.Scatter(dense, pos, stage, 0, as.SumDuplicates, nil)
+		vop.Scatter(dense, pos, stage, 0, arrowsparse.SumDuplicates, nil)
 		pos, perm = pos[:0], perm[:0]
 	}
 	d.each(func(idx []int64, p int64) bool {
@@ -919,12 +920,12 @@ func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) 
 	if it == nil {
 		it = arrow.PrimitiveTypes.Int64
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
 	}
 	for k, n := range d.shape {
-		if n-1 > as.IndexMax(it) {
-			return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold coordinates of dimension %d (size %d)", it, k, n)
+		if n-1 > arrowsparse.IndexMax(it) {
+			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold coordinates of dimension %d (size %d)", it, k, n)
 		}
 	}
 	if d.kind == storeDense {
@@ -938,8 +939,8 @@ func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) 
 	vt := d.DataType()
 	n := d.NNZ()
 	nd := int64(len(d.shape))
-	w := int64(as.ByteWidth(vt))
-	cb := newBuffer(mem, n*nd*int64(as.ByteWidth(it)))
+	w := int64(arrowsparse.ByteWidth(vt))
+	cb := newBuffer(mem, n*nd*int64(arrowsparse.ByteWidth(it)))
 	vb := newBuffer(mem, n*w)
 	defer cb.Release()
 	defer vb.Release()
@@ -986,7 +987,7 @@ func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o Convert
 // by the caller.
 func (d *DM) ToMatrix(mem memory.Allocator, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if len(d.shape) != 2 {
-		return nil, as.Errorf(as.ErrShape, "gcs: a %d-d DM is not a matrix", len(d.shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: a %d-d DM is not a matrix", len(d.shape))
 	}
 	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -48,7 +48,7 @@ type dmCase struct {
 	dims   []int
 	cuts   []int
 	ref    *views.View // the wrapper, dense
-	stores map[string]as.Tensor
+	stores map[string]arrowsparse.Tensor
 }
 
 func (c *dmCase) release() {
@@ -64,12 +64,12 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	t.Helper()
 	x, _ := testutil.RandomCOO(t, mem, r, shape, 3+r.IntN(30), coo.RowMajor, i64, f64, 0)
 	defer x.Release()
-	cx, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: as.KeepFirst})
+	cx, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.KeepFirst})
 	require.NoError(t, err)
 	defer cx.Release()
 	d, err := cx.ToDense(mem)
 	require.NoError(t, err)
-	c := &dmCase{shape: shape, dims: dims, cuts: cuts, ref: d.(*views.View), stores: map[string]as.Tensor{}}
+	c := &dmCase{shape: shape, dims: dims, cuts: cuts, ref: d.(*views.View), stores: map[string]arrowsparse.Tensor{}}
 	ss := storageShape(shape, dims, cuts)
 	var sc []int64
 	var sv []float64
@@ -433,19 +433,19 @@ func TestDMBadInput(t *testing.T) {
 		shape []int64
 		dims  []int
 		cuts  []int
-		st    as.Tensor
+		st    arrowsparse.Tensor
 		want  error
 	}{
-		{"dims not a permutation", shape, []int{2, 2, 0}, []int{1}, v, as.ErrStructure},
-		{"dims too short", shape, []int{2, 1}, []int{1}, v, as.ErrStructure},
-		{"partitioning decreasing", shape, []int{2, 1, 0}, []int{2, 1}, v, as.ErrStructure},
-		{"partitioning out of range", shape, []int{2, 1, 0}, []int{4}, v, as.ErrStructure},
-		{"partitioning negative", shape, []int{2, 1, 0}, []int{-1}, v, as.ErrStructure},
-		{"storage rank", shape, []int{2, 1, 0}, []int{1, 2}, v, as.ErrShape},
-		{"group size", shape, []int{0, 1, 2}, []int{1}, v, as.ErrShape},
-		{"negative shape", []int64{3, -4, 5}, []int{2, 1, 0}, []int{1}, v, as.ErrShape},
-		{"overflow", []int64{1 << 40, 1 << 40, 5}, []int{2, 1, 0}, []int{1}, v, as.ErrOverflow},
-		{"nil storage", shape, []int{2, 1, 0}, []int{1}, nil, as.ErrUnsupportedType},
+		{"dims not a permutation", shape, []int{2, 2, 0}, []int{1}, v, arrowsparse.ErrStructure},
+		{"dims too short", shape, []int{2, 1}, []int{1}, v, arrowsparse.ErrStructure},
+		{"partitioning decreasing", shape, []int{2, 1, 0}, []int{2, 1}, v, arrowsparse.ErrStructure},
+		{"partitioning out of range", shape, []int{2, 1, 0}, []int{4}, v, arrowsparse.ErrStructure},
+		{"partitioning negative", shape, []int{2, 1, 0}, []int{-1}, v, arrowsparse.ErrStructure},
+		{"storage rank", shape, []int{2, 1, 0}, []int{1, 2}, v, arrowsparse.ErrShape},
+		{"group size", shape, []int{0, 1, 2}, []int{1}, v, arrowsparse.ErrShape},
+		{"negative shape", []int64{3, -4, 5}, []int{2, 1, 0}, []int{1}, v, arrowsparse.ErrShape},
+		{"overflow", []int64{1 << 40, 1 << 40, 5}, []int{2, 1, 0}, []int{1}, v, arrowsparse.ErrOverflow},
+		{"nil storage", shape, []int{2, 1, 0}, []int{1}, nil, arrowsparse.ErrUnsupportedType},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := gcs.NewDM(c.shape, c.dims, c.cuts, c.st)
@@ -456,29 +456,29 @@ func TestDMBadInput(t *testing.T) {
 	require.NoError(t, err)
 	defer rot.Release()
 	_, err = gcs.NewDM(shape, []int{2, 1, 0}, []int{1}, rot)
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 
 	d, err := gcs.NewDM(shape, []int{2, 1, 0}, []int{1}, v)
 	require.NoError(t, err)
 	defer d.Release()
 	_, err = d.Slice(views.Full(), views.Full(), views.Full(), views.Full())
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = d.Slice(views.Range{Start: 0, Stop: 1, Step: 0})
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = d.Index(3, 0)
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = d.Index(0, 3)
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = d.Index(-1, -6)
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = d.Transpose(0, 1)
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = d.SwapAxes(0, 3)
-	require.ErrorIs(t, err, as.ErrOutOfRange)
+	require.ErrorIs(t, err, arrowsparse.ErrOutOfRange)
 	_, err = d.WithDimNames("a")
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = d.ToMatrix(mem, gcs.Rows, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	assert.Panics(t, func() { gcs.At[float64](d, 0, 0) })
 	assert.Panics(t, func() { gcs.At[float64](d, 0, 0, 5) })
 	assert.Panics(t, func() { gcs.At[float32](d, 0, 0, 0) })

@@ -122,15 +122,15 @@
 //
 // Input from outside (buffers, slices, shapes, mappings, index types)
 // never causes a panic: constructors and conversions return errors wrapping
-// arrow.ErrInvalid (as.ErrShape, as.ErrOverflow, as.ErrBufferSize,
-// as.ErrAlignment, as.ErrStructure, as.ErrNotCanonical), arrow.ErrIndex
-// (as.ErrOutOfRange) or arrow.ErrType (as.ErrUnsupportedType), for
+// arrow.ErrInvalid (arrowsparse.ErrShape, arrowsparse.ErrOverflow, arrowsparse.ErrBufferSize,
+// arrowsparse.ErrAlignment, arrowsparse.ErrStructure, arrowsparse.ErrNotCanonical), arrow.ErrIndex
+// (arrowsparse.ErrOutOfRange) or arrow.ErrType (arrowsparse.ErrUnsupportedType), for
 // instance for dims that are not a permutation, a partitioning out of
 // range, an indptr that decreases or has the wrong ends, an index outside
 // the shape, buffers too short for the shape or nnz, an index type too
 // narrow, or a shape whose products overflow int64. Accessors given a wrong
 // rank, an index outside the shape or the wrong Go type (At, All, Lane,
-// Row, Col, Mapping.ToRowCol) panic with an as.PanicError, as slice
+// Row, Col, Mapping.ToRowCol) panic with an arrowsparse.PanicError, as slice
 // indexing does.
 //
 // # Concurrency

@@ -3,7 +3,8 @@ package gcs
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // ixOps are the kernels that depend on the two index types of a matrix: P
@@ -63,10 +64,10 @@ func ixFor(pt, it arrow.DataType) ixOps {
 	case arrow.UINT32:
 		return ixWith[uint32](it)
 	}
-	panic(as.PanicError{Msg: "gcs: " + pt.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "gcs: " + pt.String() + " is not an index type"})
 }
 
-func ixWith[P as.Index](it arrow.DataType) ixOps {
+func ixWith[P arrowsparse.Index](it arrow.DataType) ixOps {
 	switch it.ID() {
 	case arrow.INT8:
 		return ix[P, int8]{}
@@ -83,34 +84,34 @@ func ixWith[P as.Index](it arrow.DataType) ixOps {
 	case arrow.UINT32:
 		return ix[P, uint32]{}
 	}
-	panic(as.PanicError{Msg: "gcs: " + it.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "gcs: " + it.String() + " is not an index type"})
 }
 
 func (m *Matrix) ix() ixOps { return ixFor(m.indptrType, m.indicesType) }
 
-type ix[P, I as.Index] struct{}
+type ix[P, I arrowsparse.Index] struct{}
 
 // ptrOf returns the pointers of m as a []P; the type has been checked.
-func ptrOf[P as.Index](m *Matrix) []P {
+func ptrOf[P arrowsparse.Index](m *Matrix) []P {
 	major, _ := m.dims()
-	return as.MustSlice[P](m.indptr, major+1)
+	return core.MustSlice[P](m.indptr, major+1)
 }
 
 // idxOf returns the indices of m as a []I; the type has been checked.
-func idxOf[I as.Index](m *Matrix) []I { return as.MustSlice[I](m.indices, m.nnz) }
+func idxOf[I arrowsparse.Index](m *Matrix) []I { return core.MustSlice[I](m.indices, m.nnz) }
 
 func (ix[P, I]) checkPointers(m *Matrix) error {
 	ptr := ptrOf[P](m)
 	if ptr[0] != 0 {
-		return as.Errorf(as.ErrStructure, "gcs: indptr starts at %d, not 0", int64(ptr[0]))
+		return core.Errorf(arrowsparse.ErrStructure, "gcs: indptr starts at %d, not 0", int64(ptr[0]))
 	}
 	for k := 1; k < len(ptr); k++ {
 		if ptr[k] < ptr[k-1] {
-			return as.Errorf(as.ErrStructure, "gcs: indptr decreases from %d to %d at %s %d", int64(ptr[k-1]), int64(ptr[k]), m.axis.singular(), k-1)
+			return core.Errorf(arrowsparse.ErrStructure, "gcs: indptr decreases from %d to %d at %s %d", int64(ptr[k-1]), int64(ptr[k]), m.axis.singular(), k-1)
 		}
 	}
 	if last := int64(ptr[len(ptr)-1]); last != m.nnz {
-		return as.Errorf(as.ErrStructure, "gcs: indptr ends at %d, but nnz is %d", last, m.nnz)
+		return core.Errorf(arrowsparse.ErrStructure, "gcs: indptr ends at %d, but nnz is %d", last, m.nnz)
 	}
 	return nil
 }
@@ -125,7 +126,7 @@ func (ix[P, I]) checkIndices(m *Matrix) (sorted, canonical bool, err error) {
 		for _, c := range lane {
 			j := int64(c)
 			if j < 0 || j >= minor {
-				return false, false, as.Errorf(as.ErrOutOfRange, "gcs: index %d in %s %d is outside [0, %d)", j, m.axis.singular(), k, minor)
+				return false, false, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: index %d in %s %d is outside [0, %d)", j, m.axis.singular(), k, minor)
 			}
 			if j <= prev {
 				canonical = false
@@ -246,7 +247,7 @@ func (ix[P, I]) transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64) {
 
 // laneOf returns the lane holding entry p (p < nnz): the last k with
 // ptr[k] ≤ p, skipping empty lanes.
-func laneOf[P as.Index](ptr []P, p int64) int64 {
+func laneOf[P arrowsparse.Index](ptr []P, p int64) int64 {
 	lo, hi := 0, len(ptr)-1 // answer in [lo, hi)
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)

@@ -3,7 +3,7 @@ package gcs
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 )
 
@@ -35,19 +35,19 @@ func formsOf(t *coo.Tensor) cooForms {
 	case arrow.UINT32:
 		return newForms[uint32](t)
 	}
-	panic(as.PanicError{Msg: "gcs: " + t.IndexType().String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "gcs: " + t.IndexType().String() + " is not an index type"})
 }
 
-type forms[C as.Index] struct {
+type forms[C arrowsparse.Index] struct {
 	c      []C
 	nd     int
 	si, sk int // element strides between entries and between dimensions
 }
 
-func newForms[C as.Index](t *coo.Tensor) forms[C] {
+func newForms[C arrowsparse.Index](t *coo.Tensor) forms[C] {
 	c, err := coo.Coords[C](t)
 	if err != nil {
-		panic(as.PanicError{Msg: err.Error()})
+		panic(arrowsparse.PanicError{Msg: err.Error()})
 	}
 	nd := t.NumDims()
 	f := forms[C]{c: c, nd: nd, si: nd, sk: 1}

@@ -4,7 +4,8 @@ import (
 	"math/bits"
 	"slices"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 )
 
@@ -39,21 +40,21 @@ type Mapping struct {
 //
 // Seed 000 takes 0 < p < N; NewMapping also accepts p = 0 (every axis a
 // column dimension, one row) and p = N (one column), so that 0-d and 1-d
-// tensors have a mapping too. It returns an error wrapping as.ErrStructure
+// tensors have a mapping too. It returns an error wrapping arrowsparse.ErrStructure
 // if dims is not a permutation of 0..N-1 or p is outside [0, N],
-// as.ErrShape for a negative dimension, and as.ErrOverflow if the number of
+// arrowsparse.ErrShape for a negative dimension, and arrowsparse.ErrOverflow if the number of
 // rows or columns (or rows+1, the length of a CSR index pointer array) does
 // not fit in int64.
 func NewMapping(shape []int64, dims []int, p int) (Mapping, error) {
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return Mapping{}, err
 	}
 	n := len(shape)
-	if err := as.CheckPermutation(dims, n, "gcs: dimensions"); err != nil {
+	if err := core.CheckPermutation(dims, n, "gcs: dimensions"); err != nil {
 		return Mapping{}, err
 	}
 	if p < 0 || p > n {
-		return Mapping{}, as.Errorf(as.ErrStructure, "gcs: partitioning %d is outside [0, %d] for a %d-d tensor", p, n, n)
+		return Mapping{}, core.Errorf(arrowsparse.ErrStructure, "gcs: partitioning %d is outside [0, %d] for a %d-d tensor", p, n, n)
 	}
 	mp := Mapping{
 		shape:   slices.Clone(shape),
@@ -69,7 +70,7 @@ func NewMapping(shape []int64, dims []int, p int) (Mapping, error) {
 		return Mapping{}, err
 	}
 	if mp.rows == 1<<63-1 || mp.cols == 1<<63-1 {
-		return Mapping{}, as.Errorf(as.ErrOverflow, "gcs: reduced shape (%d, %d) of shape %v needs more than 2^63-1 index pointers", mp.rows, mp.cols, shape)
+		return Mapping{}, core.Errorf(arrowsparse.ErrOverflow, "gcs: reduced shape (%d, %d) of shape %v needs more than 2^63-1 index pointers", mp.rows, mp.cols, shape)
 	}
 	return mp, nil
 }
@@ -92,8 +93,8 @@ func groupStrides(shape []int64, axes []int, strides []int64) (int64, error) {
 	for i := len(axes) - 1; i >= 0; i-- {
 		strides[i] = s
 		var ok bool
-		if s, ok = as.MulInt64(s, shape[axes[i]]); !ok {
-			return 0, as.Errorf(as.ErrOverflow, "gcs: the product of the sizes of dimensions %v of shape %v overflows int64", axes, shape)
+		if s, ok = core.MulInt64(s, shape[axes[i]]); !ok {
+			return 0, core.Errorf(arrowsparse.ErrOverflow, "gcs: the product of the sizes of dimensions %v of shape %v overflows int64", axes, shape)
 		}
 	}
 	return s, nil
@@ -110,7 +111,7 @@ func FromCompressedAxes(shape []int64, compressedAxes []int) (Mapping, error) {
 	seen := make([]bool, n)
 	for _, a := range compressedAxes {
 		if a < 0 || a >= n || seen[a] {
-			return Mapping{}, as.Errorf(as.ErrStructure, "gcs: compressed axes %v are not distinct axes of a %d-d tensor", compressedAxes, n)
+			return Mapping{}, core.Errorf(arrowsparse.ErrStructure, "gcs: compressed axes %v are not distinct axes of a %d-d tensor", compressedAxes, n)
 		}
 		seen[a] = true
 		dims = append(dims, a)
@@ -217,7 +218,7 @@ func (mp Mapping) Permuted(perm []int) Mapping {
 }
 
 // ToRowCol returns the (row, column) of the element at idx. It panics with
-// an as.PanicError if idx has the wrong rank or an entry outside the shape.
+// an arrowsparse.PanicError if idx has the wrong rank or an entry outside the shape.
 func (mp Mapping) ToRowCol(idx ...int64) (row, col int64) {
 	mp.checkIndex(idx)
 	for i, d := range mp.dims {
@@ -232,17 +233,17 @@ func (mp Mapping) ToRowCol(idx ...int64) (row, col int64) {
 
 // FromRowCol writes the index of the element at (row, col) to dst, which
 // must have length N, and returns it; with a nil dst it allocates. It
-// panics with an as.PanicError if row or col is outside the reduced shape.
+// panics with an arrowsparse.PanicError if row or col is outside the reduced shape.
 func (mp Mapping) FromRowCol(row, col int64, dst []int64) []int64 {
 	r, c := mp.ReducedShape()
 	if uint64(row) >= uint64(r) || uint64(col) >= uint64(c) {
-		panic(as.PanicError{Msg: "gcs: (row, column) outside the reduced shape"})
+		panic(arrowsparse.PanicError{Msg: "gcs: (row, column) outside the reduced shape"})
 	}
 	if dst == nil {
 		dst = make([]int64, len(mp.shape))
 	}
 	if len(dst) != len(mp.shape) {
-		panic(as.PanicError{Msg: "gcs: index buffer has the wrong rank"})
+		panic(arrowsparse.PanicError{Msg: "gcs: index buffer has the wrong rank"})
 	}
 	for i, d := range mp.dims {
 		x := row
@@ -256,11 +257,11 @@ func (mp Mapping) FromRowCol(row, col int64, dst []int64) []int64 {
 
 func (mp Mapping) checkIndex(idx []int64) {
 	if len(idx) != len(mp.shape) {
-		panic(as.PanicError{Msg: "gcs: index rank does not match the tensor's rank"})
+		panic(arrowsparse.PanicError{Msg: "gcs: index rank does not match the tensor's rank"})
 	}
 	for k, i := range idx {
 		if uint64(i) >= uint64(mp.shape[k]) {
-			panic(as.PanicError{Msg: "gcs: index out of range"})
+			panic(arrowsparse.PanicError{Msg: "gcs: index out of range"})
 		}
 	}
 }
@@ -269,7 +270,7 @@ func (mp Mapping) checkIndex(idx []int64) {
 // row·cols + col, which is the C-order linearisation of the axes in dims
 // order. ok is false if the key range does not fit in 64 bits.
 func (mp Mapping) keyStrides() ([]uint64, uint, bool) {
-	size, ok := as.SizeUint64([]int64{mp.rows, mp.cols})
+	size, ok := core.SizeUint64([]int64{mp.rows, mp.cols})
 	if !ok {
 		return nil, 0, false
 	}

@@ -6,7 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Axis names the compressed axis of a matrix: Rows for CSR, Cols for CSC.
@@ -36,7 +37,7 @@ func (a Axis) Other() Axis { return 1 - a }
 
 func (a Axis) check() error {
 	if a != Rows && a != Cols {
-		return as.Errorf(as.ErrStructure, "gcs: unknown compressed axis %d", a)
+		return core.Errorf(arrowsparse.ErrStructure, "gcs: unknown compressed axis %d", a)
 	}
 	return nil
 }
@@ -62,7 +63,7 @@ type Matrix struct {
 	bounded     bool           // every index checked (or built) inside the shape
 }
 
-var _ as.Tensor = (*Matrix)(nil)
+var _ arrowsparse.Tensor = (*Matrix)(nil)
 
 // Option configures New, NewCSR, NewCSC and FromSlices.
 type Option func(*config)
@@ -80,7 +81,7 @@ func WithDimNames(names ...string) Option {
 
 // WithCanonicalClaim records what the producer of the data claims about the
 // order of the indices. A true claim is checked: if some lane is not
-// strictly increasing, New fails with an error wrapping as.ErrNotCanonical.
+// strictly increasing, New fails with an error wrapping arrowsparse.ErrNotCanonical.
 // A false claim is not an error; the flag is computed either way. Under
 // Trusted the claim is adopted without a check.
 func WithCanonicalClaim(canonical bool) Option {
@@ -154,14 +155,14 @@ func NewCSC(shape []int64, valueType, indptrType, indicesType arrow.DataType, in
 // in buffers from mem, with the index and value types of the Go types. It
 // checks everything New checks; nnz is len(values). The result must be
 // released by the caller.
-func FromSlices[P, I as.Index, T as.Value](mem memory.Allocator, axis Axis, shape []int64, indptr []P, indices []I, values []T, opts ...Option) (*Matrix, error) {
+func FromSlices[P, I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocator, axis Axis, shape []int64, indptr []P, indices []I, values []T, opts ...Option) (*Matrix, error) {
 	if len(indices) != len(values) {
-		return nil, as.Errorf(as.ErrBufferSize, "gcs: %d indices for %d values", len(indices), len(values))
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "gcs: %d indices for %d values", len(indices), len(values))
 	}
 	bufs := [3]*memory.Buffer{
-		copyBuffer(mem, as.BytesOf(indptr)),
-		copyBuffer(mem, as.BytesOf(indices)),
-		copyBuffer(mem, as.BytesOf(values)),
+		copyBuffer(mem, core.BytesOf(indptr)),
+		copyBuffer(mem, core.BytesOf(indices)),
+		copyBuffer(mem, core.BytesOf(values)),
 	}
 	var cfg config
 	for _, o := range opts {
@@ -169,7 +170,7 @@ func FromSlices[P, I as.Index, T as.Value](mem memory.Allocator, axis Axis, shap
 	}
 	// The pointer count is checked against the shape by build; a short
 	// slice gives a short buffer and an error.
-	m, err := build(axis, shape, as.DataTypeOf[T](), as.DataTypeOf[P](), as.DataTypeOf[I](), bufs[0], bufs[1], bufs[2], int64(len(values)), &cfg)
+	m, err := build(axis, shape, arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[P](), arrowsparse.DataTypeOf[I](), bufs[0], bufs[1], bufs[2], int64(len(values)), &cfg)
 	if err != nil {
 		for _, b := range bufs {
 			b.Release()
@@ -185,26 +186,26 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
-	if err := as.CheckValueType(vt); err != nil {
+	if err := core.CheckValueType(vt); err != nil {
 		return nil, err
 	}
-	if err := as.CheckIndexType(pt); err != nil {
+	if err := core.CheckIndexType(pt); err != nil {
 		return nil, err
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
 	}
 	if len(shape) != 2 {
-		return nil, as.Errorf(as.ErrShape, "gcs: a compressed matrix has 2 dimensions, not %d", len(shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: a compressed matrix has 2 dimensions, not %d", len(shape))
 	}
-	if err := as.CheckShape(shape); err != nil {
+	if err := core.CheckShape(shape); err != nil {
 		return nil, err
 	}
-	if err := as.CheckDimNames(cfg.names, 2); err != nil {
+	if err := core.CheckDimNames(cfg.names, 2); err != nil {
 		return nil, err
 	}
 	if nnz < 0 {
-		return nil, as.Errorf(as.ErrShape, "gcs: negative number of stored values %d", nnz)
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: negative number of stored values %d", nnz)
 	}
 	m := &Matrix{
 		axis:        axis,
@@ -213,7 +214,7 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 		indicesType: it,
 		rows:        shape[0],
 		cols:        shape[1],
-		names:       as.CloneDimNames(cfg.names),
+		names:       core.CloneDimNames(cfg.names),
 		nnz:         nnz,
 		indptr:      indptr,
 		indices:     indices,
@@ -221,21 +222,21 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 	}
 	major, minor := m.dims()
 	if major == 1<<63-1 {
-		return nil, as.Errorf(as.ErrOverflow, "gcs: %d %s need %d pointers, which overflows int64", major, axis, uint64(major)+1)
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: %d %s need %d pointers, which overflows int64", major, axis, uint64(major)+1)
 	}
-	if err := as.CheckIndexFits(pt, nnz, "nnz"); err != nil {
+	if err := core.CheckIndexFits(pt, nnz, "nnz"); err != nil {
 		return nil, err
 	}
-	if nnz > 0 && minor-1 > as.IndexMax(it) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: index type %s cannot hold the %d %s of the matrix", it, minor, axis.Other())
+	if nnz > 0 && minor-1 > arrowsparse.IndexMax(it) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold the %d %s of the matrix", it, minor, axis.Other())
 	}
-	if err := as.CheckBuffer(indptr, major+1, pt, "gcs: indptr"); err != nil {
+	if err := core.CheckBuffer(indptr, major+1, pt, "gcs: indptr"); err != nil {
 		return nil, err
 	}
-	if err := as.CheckBuffer(indices, nnz, it, "gcs: indices"); err != nil {
+	if err := core.CheckBuffer(indices, nnz, it, "gcs: indices"); err != nil {
 		return nil, err
 	}
-	if err := as.CheckBuffer(values, nnz, vt, "gcs: values"); err != nil {
+	if err := core.CheckBuffer(values, nnz, vt, "gcs: values"); err != nil {
 		return nil, err
 	}
 	if err := m.ix().checkPointers(m); err != nil {
@@ -253,7 +254,7 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 	}
 	m.bounded = true
 	if cfg.claim > 0 && !m.canonical {
-		return nil, as.Errorf(as.ErrNotCanonical, "gcs: data claims canonical order but the indices of some %s are not strictly increasing", axis.singular())
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "gcs: data claims canonical order but the indices of some %s are not strictly increasing", axis.singular())
 	}
 	return m, nil
 }
@@ -302,7 +303,7 @@ func (m *Matrix) Retain() { m.refCount.Add(1) }
 func (m *Matrix) Release() {
 	n := m.refCount.Add(-1)
 	if n < 0 {
-		panic(as.PanicError{Msg: "gcs: Matrix released too many times"})
+		panic(arrowsparse.PanicError{Msg: "gcs: Matrix released too many times"})
 	}
 	if n == 0 {
 		for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
@@ -314,12 +315,12 @@ func (m *Matrix) Release() {
 	}
 }
 
-// Format returns as.FormatCSR or as.FormatCSC.
-func (m *Matrix) Format() as.Format {
+// Format returns arrowsparse.FormatCSR or arrowsparse.FormatCSC.
+func (m *Matrix) Format() arrowsparse.Format {
 	if m.axis == Cols {
-		return as.FormatCSC
+		return arrowsparse.FormatCSC
 	}
-	return as.FormatCSR
+	return arrowsparse.FormatCSR
 }
 
 // Axis returns the compressed axis: Rows for CSR, Cols for CSC.
@@ -347,7 +348,7 @@ func (m *Matrix) Cols() int64 { return m.cols }
 func (m *Matrix) NumDims() int { return 2 }
 
 // DimNames returns a copy of the dimension names, or nil.
-func (m *Matrix) DimNames() []string { return as.CloneDimNames(m.names) }
+func (m *Matrix) DimNames() []string { return core.CloneDimNames(m.names) }
 
 // NNZ returns the number of stored values, explicit zeros and duplicates
 // included.
@@ -384,34 +385,34 @@ func (m *Matrix) IndicesBuffer() *memory.Buffer { return m.indices }
 func (m *Matrix) ValuesBuffer() *memory.Buffer { return m.values }
 
 // Indptr returns the Lanes()+1 index pointers as a []P aliasing the buffer.
-// It returns an error wrapping as.ErrUnsupportedType if P is not the
+// It returns an error wrapping arrowsparse.ErrUnsupportedType if P is not the
 // indptr type. The slice must not be modified.
-func Indptr[P as.Index](m *Matrix) ([]P, error) {
-	if !as.TypeMatches[P](m.indptrType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: indptr is %s, not %s", m.indptrType, as.DataTypeOf[P]())
+func Indptr[P arrowsparse.Index](m *Matrix) ([]P, error) {
+	if !arrowsparse.TypeMatches[P](m.indptrType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indptr is %s, not %s", m.indptrType, arrowsparse.DataTypeOf[P]())
 	}
 	major, _ := m.dims()
-	return as.AsSlice[P](m.indptr, major+1)
+	return arrowsparse.AsSlice[P](m.indptr, major+1)
 }
 
 // Indices returns the nnz indices (columns for CSR, rows for CSC) as a []I
-// aliasing the buffer. It returns an error wrapping as.ErrUnsupportedType if
+// aliasing the buffer. It returns an error wrapping arrowsparse.ErrUnsupportedType if
 // I is not the indices type. The slice must not be modified.
-func Indices[I as.Index](m *Matrix) ([]I, error) {
-	if !as.TypeMatches[I](m.indicesType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: indices are %s, not %s", m.indicesType, as.DataTypeOf[I]())
+func Indices[I arrowsparse.Index](m *Matrix) ([]I, error) {
+	if !arrowsparse.TypeMatches[I](m.indicesType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indices are %s, not %s", m.indicesType, arrowsparse.DataTypeOf[I]())
 	}
-	return as.AsSlice[I](m.indices, m.nnz)
+	return arrowsparse.AsSlice[I](m.indices, m.nnz)
 }
 
 // Values returns the nnz values as a []T aliasing the buffer. It returns an
-// error wrapping as.ErrUnsupportedType if T is not the value type. The
+// error wrapping arrowsparse.ErrUnsupportedType if T is not the value type. The
 // slice must not be modified.
-func Values[T as.Value](m *Matrix) ([]T, error) {
-	if !as.TypeMatches[T](m.valueType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: values are %s, not %s", m.valueType, as.DataTypeOf[T]())
+func Values[T arrowsparse.Value](m *Matrix) ([]T, error) {
+	if !arrowsparse.TypeMatches[T](m.valueType) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: values are %s, not %s", m.valueType, arrowsparse.DataTypeOf[T]())
 	}
-	return as.AsSlice[T](m.values, m.nnz)
+	return arrowsparse.AsSlice[T](m.values, m.nnz)
 }
 
 // T returns the transpose of the matrix over the same buffers, without
@@ -458,11 +459,11 @@ func (m *Matrix) clone() *Matrix {
 // WithDimNames returns the matrix with the given dimension names (two, or
 // none) over the same buffers. The result must be released by the caller.
 func (m *Matrix) WithDimNames(names ...string) (*Matrix, error) {
-	if err := as.CheckDimNames(names, 2); err != nil {
+	if err := core.CheckDimNames(names, 2); err != nil {
 		return nil, err
 	}
 	t := m.clone()
-	t.names = as.CloneDimNames(names)
+	t.names = core.CloneDimNames(names)
 	return t, nil
 }
 

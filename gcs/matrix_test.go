@@ -12,9 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -40,11 +41,11 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	assert.Equal(t, []string{"r", "c"}, m.DimNames())
 	ptr, err := gcs.Indptr[int32](m)
 	require.NoError(t, err)
-	assert.Equal(t, &as.MustSlice[int32](indptr, 5)[0], &ptr[0], "aliases the buffer")
+	assert.Equal(t, &core.MustSlice[int32](indptr, 5)[0], &ptr[0], "aliases the buffer")
 	_, err = gcs.Indptr[int64](m)
 	require.ErrorIs(t, err, arrow.ErrType)
 	_, err = gcs.Indices[int64](m)
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 	_, err = gcs.Values[float32](m)
 	require.ErrorIs(t, err, arrow.ErrType)
 	cols, vs := gcs.Lane[int32, float64](m, 2)
@@ -100,30 +101,30 @@ func TestBadInput(t *testing.T) {
 			p := testutil.BufferOf(mem, []int64{1, 2, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"indptr decreases", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, 4, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"indptr negative", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, -1, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"indptr ends before nnz", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, 2, 2})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"indptr ends after nnz", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 2)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"index too large", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, 3, 1})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrOutOfRange},
+		}, arrowsparse.ErrOutOfRange},
 		{"negative index", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, -2, 1})
 			defer i.Release()
@@ -133,59 +134,59 @@ func TestBadInput(t *testing.T) {
 			p := testutil.BufferOf(mem, []int64{0, 3})
 			defer p.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrBufferSize},
+		}, arrowsparse.ErrBufferSize},
 		{"short indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, 2})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrBufferSize},
+		}, arrowsparse.ErrBufferSize},
 		{"short values", func(p, i, _ *memory.Buffer) (*gcs.Matrix, error) {
 			v := testutil.BufferOf(mem, []float64{1, 2})
 			defer v.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrBufferSize},
+		}, arrowsparse.ErrBufferSize},
 		{"nil indptr", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, i64, i64, nil, i, v, 3)
-		}, as.ErrBufferSize},
+		}, arrowsparse.ErrBufferSize},
 		{"indptr type too narrow for the buffer (int32 reading int64)", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR([]int64{5, 3}, f64, i32, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"misaligned indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			raw := testutil.BufferOf(mem, make([]byte, 8*3+4))
 			defer raw.Release()
 			i := memory.SliceBuffer(raw, 4, 24)
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrAlignment},
+		}, arrowsparse.ErrAlignment},
 		{"uint64 indices", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, i64, arrow.PrimitiveTypes.Uint64, p, i, v, 3)
-		}, as.ErrUnsupportedType},
+		}, arrowsparse.ErrUnsupportedType},
 		{"string values", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, arrow.BinaryTypes.String, i64, i64, p, i, v, 3)
 		}, arrow.ErrType},
 		{"nil indptr type", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, nil, i64, p, i, v, 3)
-		}, as.ErrUnsupportedType},
+		}, arrowsparse.ErrUnsupportedType},
 		{"3-d shape", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR([]int64{2, 3, 1}, f64, i64, i64, p, i, v, 3)
-		}, as.ErrShape},
+		}, arrowsparse.ErrShape},
 		{"negative dimension", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR([]int64{2, -3}, f64, i64, i64, p, i, v, 3)
-		}, as.ErrShape},
+		}, arrowsparse.ErrShape},
 		{"negative nnz", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, -1)
-		}, as.ErrShape},
+		}, arrowsparse.ErrShape},
 		{"rows overflow the pointer count", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR([]int64{math.MaxInt64, 3}, f64, i64, i64, p, i, v, 3)
-		}, as.ErrOverflow},
+		}, arrowsparse.ErrOverflow},
 		{"rows too many for the buffer", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR([]int64{math.MaxInt64 / 4, 3}, f64, i64, i64, p, i, v, 3)
-		}, as.ErrOverflow},
+		}, arrowsparse.ErrOverflow},
 		{"indices type too narrow for the columns", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int8{0, 2, 1})
 			defer i.Release()
 			return gcs.NewCSR([]int64{2, 300}, f64, i64, arrow.PrimitiveTypes.Int8, p, i, v, 3)
-		}, as.ErrUnsupportedType},
+		}, arrowsparse.ErrUnsupportedType},
 		{"indptr type too narrow for nnz", func(_, _, _ *memory.Buffer) (*gcs.Matrix, error) {
 			n := 200
 			p := testutil.BufferOf(mem, []int8{0, 0})
@@ -195,18 +196,18 @@ func TestBadInput(t *testing.T) {
 			defer i.Release()
 			defer v.Release()
 			return gcs.NewCSR([]int64{1, 1}, f64, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8, p, i, v, int64(n))
-		}, as.ErrUnsupportedType},
+		}, arrowsparse.ErrUnsupportedType},
 		{"false canonical claim", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{2, 0, 1})
 			defer i.Release()
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3, gcs.WithCanonicalClaim(true))
-		}, as.ErrNotCanonical},
+		}, arrowsparse.ErrNotCanonical},
 		{"unknown axis", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.New(gcs.Axis(7), shape, f64, i64, i64, p, i, v, 3)
-		}, as.ErrStructure},
+		}, arrowsparse.ErrStructure},
 		{"wrong number of names", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3, gcs.WithDimNames("x"))
-		}, as.ErrShape},
+		}, arrowsparse.ErrShape},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -228,9 +229,9 @@ func TestBadInput(t *testing.T) {
 
 	// FromSlices checks the same things and frees its copies on failure.
 	_, err := gcs.FromSlices(mem, gcs.Rows, shape, []int64{0, 3, 2}, []int64{0, 1, 2}, []float64{1, 2, 3})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = gcs.FromSlices(mem, gcs.Rows, shape, []int64{0, 2, 3}, []int64{0, 1}, []float64{1, 2, 3})
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 }
 
 func TestTrustedAndValidate(t *testing.T) {
@@ -244,11 +245,11 @@ func TestTrustedAndValidate(t *testing.T) {
 	require.NoError(t, err)
 	defer m.Release()
 	assert.True(t, m.IsCanonical())
-	require.ErrorIs(t, m.Validate(), as.ErrOutOfRange)
+	require.ErrorIs(t, m.Validate(), arrowsparse.ErrOutOfRange)
 	bad := testutil.BufferOf(mem, []int64{0, 4, 3})
 	defer bad.Release()
 	_, err = gcs.NewCSR([]int64{2, 3}, f64, i64, i64, bad, i, v, 3, gcs.Trusted())
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 }
 
 // The flags are computed: sorted with duplicates, unsorted, canonical.
@@ -308,8 +309,8 @@ func TestDuplicatePolicies(t *testing.T) {
 	x, err := coo.FromSlices(mem, []int64{2, 2}, []int64{0, 1, 1, 0, 0, 1, 0, 1}, coo.RowMajor, []float64{3, 4, 1, 2})
 	require.NoError(t, err)
 	defer x.Release()
-	for p, want := range map[as.Duplicates]float64{
-		as.SumDuplicates: 6, as.KeepLast: 2, as.KeepFirst: 3, as.KeepMin: 1, as.KeepMax: 3,
+	for p, want := range map[arrowsparse.Duplicates]float64{
+		arrowsparse.SumDuplicates: 6, arrowsparse.KeepLast: 2, arrowsparse.KeepFirst: 3, arrowsparse.KeepMin: 1, arrowsparse.KeepMax: 3,
 	} {
 		for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 			m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p})
@@ -321,20 +322,20 @@ func TestDuplicatePolicies(t *testing.T) {
 			m.Release()
 		}
 	}
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
-	require.ErrorIs(t, err, as.ErrNotCanonical)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: as.Duplicates(42)})
-	require.ErrorIs(t, err, as.ErrStructure)
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
+	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(42)})
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = gcs.FromCOO(mem, x, gcs.Axis(3), gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	three, _ := testutil.RandomCOO(t, mem, rand.New(rand.NewPCG(1, 1)), []int64{2, 2, 2}, 3, coo.RowMajor, i64, f64, 0)
 	defer three.Release()
 	_, err = gcs.FromCOO(mem, three, gcs.Rows, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Uint64})
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndptrType: arrow.PrimitiveTypes.Float32})
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 }
 
 // checkMatrix compares every element, the dense form and the COO form of m
@@ -359,7 +360,7 @@ func checkMatrix(t *testing.T, mem memory.Allocator, m *gcs.Matrix, want []float
 		}
 	case arrow.FLOAT16:
 		for idx, v := range gcs.All[float16.Num](m) {
-			got[idx[0]*cols+idx[1]] += float64(as.HalfToFloat32(v))
+			got[idx[0]*cols+idx[1]] += float64(arrowsparse.HalfToFloat32(v))
 		}
 	default:
 		copy(got, want)
@@ -393,7 +394,7 @@ func TestPropertyMatrix(t *testing.T) {
 			it = i32
 		}
 		x, rf := testutil.RandomCOO(t, mem, r, shape, nnz, layout, it, f64, 3)
-		want := rf.Dense(as.SumDuplicates)
+		want := rf.Dense(arrowsparse.SumDuplicates)
 		name := fmt.Sprintf("%d:%v/nnz=%d/%s/%s", trial, shape, x.NNZ(), layout, it)
 		t.Run(name, func(t *testing.T) {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
@@ -447,7 +448,7 @@ func TestIndexTypePairs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	x, rf := testutil.RandomCOO(t, mem, r, []int64{9, 12}, 60, coo.RowMajor, i64, f64, 4)
 	defer x.Release()
-	want := rf.Dense(as.SumDuplicates)
+	want := rf.Dense(arrowsparse.SumDuplicates)
 	xv := make([]float64, 12)
 	for i := range xv {
 		xv[i] = float64(i + 1)
@@ -487,7 +488,7 @@ func TestValueTypes(t *testing.T) {
 			r := rand.New(rand.NewPCG(5, 6))
 			x, rf := testutil.RandomCOO(t, mem, r, []int64{7, 6}, 30, coo.ColMajor, arrow.PrimitiveTypes.Uint8, vt, 4)
 			defer x.Release()
-			want := rf.Dense(as.SumDuplicates)
+			want := rf.Dense(arrowsparse.SumDuplicates)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
@@ -565,7 +566,7 @@ func TestFromDenseStrided(t *testing.T) {
 	require.NoError(t, err)
 	defer three.Release()
 	_, err = gcs.FromDense(mem, three, gcs.Rows, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 }
 
 // ToCOO shares the values; a CSC gives a COO in column order, which the
@@ -606,7 +607,7 @@ func TestOddBufferLengths(t *testing.T) {
 	defer p.Release()
 	defer i.Release()
 	defer raw.Release()
-	copy(raw.Bytes(), as.BytesOf([]float64{1, 2, 3}))
+	copy(raw.Bytes(), core.BytesOf([]float64{1, 2, 3}))
 	m, err := gcs.NewCSR([]int64{2, 2}, f64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int8, p, i, raw, 3)
 	require.NoError(t, err)
 	defer m.Release()

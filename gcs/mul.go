@@ -7,7 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -20,8 +21,8 @@ const parallelNNZ = 1 << 16
 // float32 or float64 matrix A and vectors of the same type. dst is
 // overwritten and must not overlap x. len(x) must be the number of columns
 // of op(A) and len(dst) its number of rows; a mismatch is an error
-// wrapping as.ErrShape, and a T other than the value type one wrapping
-// as.ErrUnsupportedType (arrow.ErrType). Duplicates are summed.
+// wrapping arrowsparse.ErrShape, and a T other than the value type one wrapping
+// arrowsparse.ErrUnsupportedType (arrow.ErrType). Duplicates are summed.
 //
 // The product of a CSR (or Aᵀ of a CSC) runs lane by lane, each output
 // element being one sequential dot product (scipy's order of summation),
@@ -32,19 +33,19 @@ const parallelNNZ = 1 << 16
 // one goroutine. Every index width works; the index types are dispatched
 // once per call. The kernels skip bounds checks on matrices whose indices
 // were checked (all but those built with Trusted).
-func MulVec[T as.Float](dst []T, m *Matrix, trans bool, x []T, workers int) error {
-	if !as.TypeMatches[T](m.valueType) {
-		return as.Errorf(as.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", m.valueType, as.DataTypeOf[T]())
+func MulVec[T arrowsparse.Float](dst []T, m *Matrix, trans bool, x []T, workers int) error {
+	if !arrowsparse.TypeMatches[T](m.valueType) {
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", m.valueType, arrowsparse.DataTypeOf[T]())
 	}
 	rows, cols := m.rows, m.cols
 	if trans {
 		rows, cols = cols, rows
 	}
 	if int64(len(x)) != cols || int64(len(dst)) != rows {
-		return as.Errorf(as.ErrShape, "gcs: op(A) is %d×%d, x has %d elements and dst %d", rows, cols, len(x), len(dst))
+		return core.Errorf(arrowsparse.ErrShape, "gcs: op(A) is %d×%d, x has %d elements and dst %d", rows, cols, len(x), len(dst))
 	}
 	k := kernelFor[T](m.indptrType, m.indicesType)
-	vs := as.MustSlice[T](m.values, m.nnz)
+	vs := core.MustSlice[T](m.values, m.nnz)
 	w := effectiveWorkers(workers, m.nnz)
 	if (m.axis == Rows) != trans {
 		k.gather(m, vs, x, dst, w)
@@ -66,7 +67,7 @@ func effectiveWorkers(workers int, nnz int64) int {
 
 // mulKernel are the product kernels for one value type and one pair of
 // index types.
-type mulKernel[T as.Float] interface {
+type mulKernel[T arrowsparse.Float] interface {
 	// gather writes y[k] = Σ_{p in lane k} v[p]·x[idx[p]] for every lane.
 	gather(m *Matrix, v, x, y []T, workers int)
 	// scatter writes y = 0, then y[idx[p]] += v[p]·x[k] for every lane k.
@@ -81,14 +82,14 @@ type mulKernel[T as.Float] interface {
 
 // dense is a strided matrix of T for SpMM: element (i, j) is
 // data[off + i·rs + j·cs].
-type dense[T as.Float] struct {
+type dense[T arrowsparse.Float] struct {
 	data       []T
 	off        int64
 	rs, cs     int64
 	rows, cols int64
 }
 
-func kernelFor[T as.Float](pt, it arrow.DataType) mulKernel[T] {
+func kernelFor[T arrowsparse.Float](pt, it arrow.DataType) mulKernel[T] {
 	switch pt.ID() {
 	case arrow.INT8:
 		return kernelWith[int8, T](it)
@@ -105,10 +106,10 @@ func kernelFor[T as.Float](pt, it arrow.DataType) mulKernel[T] {
 	case arrow.UINT32:
 		return kernelWith[uint32, T](it)
 	}
-	panic(as.PanicError{Msg: "gcs: " + pt.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "gcs: " + pt.String() + " is not an index type"})
 }
 
-func kernelWith[P as.Index, T as.Float](it arrow.DataType) mulKernel[T] {
+func kernelWith[P arrowsparse.Index, T arrowsparse.Float](it arrow.DataType) mulKernel[T] {
 	switch it.ID() {
 	case arrow.INT8:
 		return mk[P, int8, T]{}
@@ -125,14 +126,14 @@ func kernelWith[P as.Index, T as.Float](it arrow.DataType) mulKernel[T] {
 	case arrow.UINT32:
 		return mk[P, uint32, T]{}
 	}
-	panic(as.PanicError{Msg: "gcs: " + it.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "gcs: " + it.String() + " is not an index type"})
 }
 
-type mk[P, I as.Index, T as.Float] struct{}
+type mk[P, I arrowsparse.Index, T arrowsparse.Float] struct{}
 
 // splitLanes cuts the lanes into w runs holding nearly equal numbers of
 // values: run c is lanes [r[c], r[c+1]).
-func splitLanes[P as.Index](ptr []P, w int) []int64 {
+func splitLanes[P arrowsparse.Index](ptr []P, w int) []int64 {
 	major := int64(len(ptr) - 1)
 	nnz := int64(ptr[major])
 	r := make([]int64, w+1)
@@ -166,7 +167,7 @@ func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 
 // gatherLanes is the dot-product kernel, one sequential sum per lane (the
 // order scipy sums in), with bounds checks.
-func gatherLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+func gatherLanes[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
 	v = v[:len(idx)]
 	for k := k0; k < k1; k++ {
 		var s T
@@ -181,7 +182,7 @@ func gatherLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k
 // whose pointers and indices were all checked against the buffers and the
 // shape (and len(x) against the shape by MulVec): the checks cost 40 % of
 // the time on rows of a few values. idx and v must not be empty.
-func gatherLanesUnchecked[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+func gatherLanesUnchecked[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
 	var zi I
 	var zt T
 	iw, tw := unsafe.Sizeof(zi), unsafe.Sizeof(zt)
@@ -233,7 +234,7 @@ func (mk[P, I, T]) scatter(m *Matrix, v, x, y []T, workers int) {
 	})
 }
 
-func scatterLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+func scatterLanes[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
 	for k := k0; k < k1; k++ {
 		lo, hi := int(ptr[k]), int(ptr[k+1])
 		if lo == hi {
@@ -250,7 +251,7 @@ func scatterLanes[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, 
 
 // scatterLanesUnchecked is scatterLanes without bounds checks, for checked
 // matrices (see gatherLanesUnchecked).
-func scatterLanesUnchecked[P, I as.Index, T as.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
+func scatterLanesUnchecked[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, v, x, y []T, k0, k1 int64) {
 	var zi I
 	var zt T
 	iw, tw := unsafe.Sizeof(zi), unsafe.Sizeof(zt)
@@ -309,35 +310,35 @@ func (mk[P, I, T]) scatterCols(m *Matrix, v []T, b, c dense[T], j0, j1 int64) {
 // MulDense returns C = A·B, or Aᵀ·B when trans is true, as a new row-major
 // dense view in a buffer from mem, for a float32 or float64 matrix A and a
 // 2-d dense B of the same type with any strides. B's rows must number the
-// columns of op(A) (an error wrapping as.ErrShape otherwise); another value
-// type is an error wrapping as.ErrUnsupportedType. The product of a CSR (or
+// columns of op(A) (an error wrapping arrowsparse.ErrShape otherwise); another value
+// type is an error wrapping arrowsparse.ErrUnsupportedType. The product of a CSR (or
 // Aᵀ of a CSC) runs lane by lane on up to workers goroutines (0 means
 // GOMAXPROCS), split by values; the other direction splits the columns of
 // C among the workers. The result must be released by the caller.
-func (m *Matrix) MulDense(mem memory.Allocator, trans bool, b as.Dense, workers int) (*views.View, error) {
+func (m *Matrix) MulDense(mem memory.Allocator, trans bool, b arrowsparse.Dense, workers int) (*views.View, error) {
 	switch m.valueType.ID() {
 	case arrow.FLOAT32:
 		return mulDense[float32](mem, m, trans, b, workers)
 	case arrow.FLOAT64:
 		return mulDense[float64](mem, m, trans, b, workers)
 	}
-	return nil, as.Errorf(as.ErrUnsupportedType, "gcs: MulDense needs float32 or float64 values, not %s", m.valueType)
+	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: MulDense needs float32 or float64 values, not %s", m.valueType)
 }
 
-func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dense, workers int) (*views.View, error) {
+func mulDense[T arrowsparse.Float](mem memory.Allocator, m *Matrix, trans bool, b arrowsparse.Dense, workers int) (*views.View, error) {
 	if !arrow.TypeEqual(b.DataType(), m.valueType) {
-		return nil, as.Errorf(as.ErrUnsupportedType, "gcs: the matrix holds %s but B holds %s", m.valueType, b.DataType())
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: the matrix holds %s but B holds %s", m.valueType, b.DataType())
 	}
 	bs := b.Shape()
 	if len(bs) != 2 {
-		return nil, as.Errorf(as.ErrShape, "gcs: B must be 2-d, not %d-d", len(bs))
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: B must be 2-d, not %d-d", len(bs))
 	}
 	rows, cols := m.rows, m.cols
 	if trans {
 		rows, cols = cols, rows
 	}
 	if bs[0] != cols {
-		return nil, as.Errorf(as.ErrShape, "gcs: op(A) is %d×%d but B is %d×%d", rows, cols, bs[0], bs[1])
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: op(A) is %d×%d but B is %d×%d", rows, cols, bs[0], bs[1])
 	}
 	c, err := views.Alloc(mem, m.valueType, []int64{rows, bs[1]})
 	if err != nil {
@@ -346,7 +347,7 @@ func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dens
 	st := b.ElemStrides()
 	var bd []T
 	if b.Buffer() != nil {
-		bd = as.MustSliceBytes[T](wholeElems(b.Buffer().Bytes(), as.ByteWidth(m.valueType)))
+		bd = core.MustSliceBytes[T](wholeElems(b.Buffer().Bytes(), arrowsparse.ByteWidth(m.valueType)))
 	}
 	bm := dense[T]{data: bd, off: b.ElemOffset(), rs: st[0], cs: st[1], rows: bs[0], cols: bs[1]}
 	cm := dense[T]{data: views.Data[T](c), rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
@@ -354,7 +355,7 @@ func mulDense[T as.Float](mem memory.Allocator, m *Matrix, trans bool, b as.Dens
 		return c, nil
 	}
 	k := kernelFor[T](m.indptrType, m.indicesType)
-	vs := as.MustSlice[T](m.values, m.nnz)
+	vs := core.MustSlice[T](m.values, m.nnz)
 	w := effectiveWorkers(workers, m.nnz*bs[1])
 	if (m.axis == Rows) != trans {
 		r := splitLanesOf(m, w)

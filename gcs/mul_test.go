@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -47,7 +47,7 @@ func TestMulVec(t *testing.T) {
 	} {
 		mem := testutil.Checked(t)
 		x, rf := testutil.RandomCOO(t, mem, r, c.shape, c.nnz, coo.ColMajor, i32, f64, 5)
-		want := rf.Dense(as.SumDuplicates)
+		want := rf.Dense(arrowsparse.SumDuplicates)
 		for _, it := range []arrow.DataType{i32, i64, arrow.PrimitiveTypes.Uint16} {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it})
@@ -120,15 +120,15 @@ func TestMulVecFloat32AndErrors(t *testing.T) {
 	err = gcs.MulVec(make([]float64, 2), m, false, make([]float64, 3), 1)
 	require.ErrorIs(t, err, arrow.ErrType)
 	err = gcs.MulVec(y, m, false, make([]float32, 2), 1)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	err = gcs.MulVec(make([]float32, 3), m, false, make([]float32, 3), 1)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 
 	b, err := views.Alloc(mem, arrow.PrimitiveTypes.Float32, []int64{3, 2})
 	require.NoError(t, err)
 	defer b.Release()
 	_, err = m.MulDense(mem, true, b, 1)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	b64, err := views.Alloc(mem, f64, []int64{3, 2})
 	require.NoError(t, err)
 	defer b64.Release()
@@ -138,7 +138,7 @@ func TestMulVecFloat32AndErrors(t *testing.T) {
 	require.NoError(t, err)
 	defer b3.Release()
 	_, err = m.MulDense(mem, false, b3, 1)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 
 	// A Trusted matrix takes the bounds-checked kernels.
 	tp, ti, tv := testutil.BufferOf(mem, []int8{0, 2, 3}), testutil.BufferOf(mem, []uint8{0, 2, 1}), testutil.BufferOf(mem, []float32{1, 2, 3})
@@ -157,5 +157,5 @@ func TestMulVecFloat32AndErrors(t *testing.T) {
 	require.NoError(t, err)
 	defer ints.Release()
 	_, err = ints.MulDense(mem, false, b64, 1)
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -29,13 +30,13 @@ type Tensor struct {
 	names    []string
 }
 
-var _ as.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Tensor = (*Tensor)(nil)
 
 // NewTensor returns the GCS tensor of the given shape, axis permutation
 // dims and partitioning over storage, a CSR or CSC matrix of the reduced
 // shape (see NewMapping). It shares the storage without copying and
 // retains it. The mapping is checked as NewMapping does; a storage shape
-// other than the reduced shape is an error wrapping as.ErrShape. The result
+// other than the reduced shape is an error wrapping arrowsparse.ErrShape. The result
 // must be released by the caller.
 func NewTensor(shape []int64, dims []int, partitioning int, storage *Matrix) (*Tensor, error) {
 	mp, err := NewMapping(shape, dims, partitioning)
@@ -44,7 +45,7 @@ func NewTensor(shape []int64, dims []int, partitioning int, storage *Matrix) (*T
 	}
 	r, c := mp.ReducedShape()
 	if storage.rows != r || storage.cols != c {
-		return nil, as.Errorf(as.ErrShape, "gcs: storage is %d×%d, but the reduced shape of %v under dims %v and partitioning %d is %d×%d", storage.rows, storage.cols, shape, dims, partitioning, r, c)
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: storage is %d×%d, but the reduced shape of %v under dims %v and partitioning %d is %d×%d", storage.rows, storage.cols, shape, dims, partitioning, r, c)
 	}
 	storage.Retain()
 	return newTensor(mp, storage, nil), nil
@@ -64,7 +65,7 @@ func newTensor(mp Mapping, m *Matrix, names []string) *Tensor {
 func FromMatrix(m *Matrix) *Tensor {
 	mp, _ := NewMapping(m.Shape(), []int{0, 1}, 1) // a matrix shape always maps
 	m.Retain()
-	return newTensor(mp, m, as.CloneDimNames(m.names))
+	return newTensor(mp, m, core.CloneDimNames(m.names))
 }
 
 // TensorFromCOO returns the COO tensor t in GCS format with the given
@@ -91,7 +92,7 @@ func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning
 // TensorFromDense returns the non-zero elements of d in GCS format with the
 // given mapping, as TensorFromCOO of coo.FromDense with int64 coordinates
 // would. The result must be released by the caller.
-func TensorFromDense(mem memory.Allocator, d as.Dense, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
+func TensorFromDense(mem memory.Allocator, d arrowsparse.Dense, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
 	it := o.IndicesType
 	if it == nil {
 		it = arrow.PrimitiveTypes.Int64
@@ -114,7 +115,7 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 func (t *Tensor) Release() {
 	n := t.refCount.Add(-1)
 	if n < 0 {
-		panic(as.PanicError{Msg: "gcs: Tensor released too many times"})
+		panic(arrowsparse.PanicError{Msg: "gcs: Tensor released too many times"})
 	}
 	if n == 0 {
 		t.m.Release()
@@ -122,8 +123,8 @@ func (t *Tensor) Release() {
 	}
 }
 
-// Format returns as.FormatGCS.
-func (t *Tensor) Format() as.Format { return as.FormatGCS }
+// Format returns arrowsparse.FormatGCS.
+func (t *Tensor) Format() arrowsparse.Format { return arrowsparse.FormatGCS }
 
 // DataType returns the type of the values.
 func (t *Tensor) DataType() arrow.DataType { return t.m.valueType }
@@ -135,7 +136,7 @@ func (t *Tensor) Shape() []int64 { return t.mp.Shape() }
 func (t *Tensor) NumDims() int { return len(t.mp.shape) }
 
 // DimNames returns a copy of the dimension names, or nil.
-func (t *Tensor) DimNames() []string { return as.CloneDimNames(t.names) }
+func (t *Tensor) DimNames() []string { return core.CloneDimNames(t.names) }
 
 // NNZ returns the number of stored values.
 func (t *Tensor) NNZ() int64 { return t.m.nnz }
@@ -164,7 +165,7 @@ func (t *Tensor) IsCanonical() bool { return t.m.canonical }
 func (t *Tensor) Validate() error {
 	r, c := t.mp.ReducedShape()
 	if t.m.rows != r || t.m.cols != c {
-		return as.Errorf(as.ErrShape, "gcs: storage is %d×%d, but the mapping reduces to %d×%d", t.m.rows, t.m.cols, r, c)
+		return core.Errorf(arrowsparse.ErrShape, "gcs: storage is %d×%d, but the mapping reduces to %d×%d", t.m.rows, t.m.cols, r, c)
 	}
 	return t.m.Validate()
 }
@@ -173,23 +174,23 @@ func (t *Tensor) Validate() error {
 // dimension, or none), sharing its storage. The result must be released by
 // the caller.
 func (t *Tensor) WithDimNames(names ...string) (*Tensor, error) {
-	if err := as.CheckDimNames(names, len(t.mp.shape)); err != nil {
+	if err := core.CheckDimNames(names, len(t.mp.shape)); err != nil {
 		return nil, err
 	}
 	t.m.Retain()
-	return newTensor(t.mp, t.m, as.CloneDimNames(names)), nil
+	return newTensor(t.mp, t.m, core.CloneDimNames(names)), nil
 }
 
 // AsMatrix returns a 2-d tensor as a matrix without copying: the storage
 // itself for the identity mapping (dims (0, 1), partitioning 1), and its
 // transpose T() for dims (1, 0), partitioning 1, whose reduced matrix is
 // the tensor's transpose. Other mappings reduce a 2-d tensor to a single
-// row or column and give an error wrapping as.ErrShape, as does a rank
+// row or column and give an error wrapping arrowsparse.ErrShape, as does a rank
 // other than 2. The result shares memory with the tensor and must be
 // released by the caller.
 func (t *Tensor) AsMatrix() (*Matrix, error) {
 	if len(t.mp.shape) != 2 || t.mp.split != 1 {
-		return nil, as.Errorf(as.ErrShape, "gcs: only a 2-d tensor with partitioning 1 is a matrix (shape %v, partitioning %d)", t.mp.shape, t.mp.split)
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: only a 2-d tensor with partitioning 1 is a matrix (shape %v, partitioning %d)", t.mp.shape, t.mp.split)
 	}
 	var m *Matrix
 	if t.mp.dims[0] == 0 {
@@ -197,7 +198,7 @@ func (t *Tensor) AsMatrix() (*Matrix, error) {
 	} else {
 		m = t.m.T()
 	}
-	m.names = as.CloneDimNames(t.names)
+	m.names = core.CloneDimNames(t.names)
 	return m, nil
 }
 
@@ -206,7 +207,7 @@ func (t *Tensor) AsMatrix() (*Matrix, error) {
 // arguments the axes are reversed. It never copies or sorts: the result
 // shares the storage, and only the mapping's dims are relabelled, so every
 // element keeps its place in the reduced matrix. A perm that is not a
-// permutation is an error wrapping as.ErrStructure. The result must be
+// permutation is an error wrapping arrowsparse.ErrStructure. The result must be
 // released by the caller.
 func (t *Tensor) Transpose(perm ...int) (*Tensor, error) {
 	n := len(t.mp.shape)
@@ -216,7 +217,7 @@ func (t *Tensor) Transpose(perm ...int) (*Tensor, error) {
 			perm[k] = n - 1 - k
 		}
 	}
-	if err := as.CheckPermutation(perm, n, "gcs: axis permutation"); err != nil {
+	if err := core.CheckPermutation(perm, n, "gcs: axis permutation"); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -335,13 +336,13 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 	if err := checkPointerAlloc(nmaj, pt); err != nil {
 		return nil, err
 	}
-	indptr := newBuffer(mem, (nmaj+1)*int64(as.ByteWidth(pt)))
+	indptr := newBuffer(mem, (nmaj+1)*int64(arrowsparse.ByteWidth(pt)))
 	clear(indptr.Bytes())
-	indices := newBuffer(mem, m.nnz*int64(as.ByteWidth(it)))
+	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	c := ixFor(pt, it).compressor()
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
-	if _, ok := as.SizeUint64([]int64{major, minor}); ok && m.nnz > 0 {
+	if _, ok := core.SizeUint64([]int64{major, minor}); ok && m.nnz > 0 {
 		div := keysort.NewDivider(uint64(nmin))
 		words := make([]uint64, chunk)
 		var mu sync.Mutex
@@ -387,7 +388,7 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 	}
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
+		in = m.values.Bytes()[:m.nnz*int64(arrowsparse.ByteWidth(m.valueType))]
 	}
 	j := &job{
 		n:       int(m.nnz),
@@ -444,11 +445,11 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 		}
 	}
 	indptr, indices, values, nnz, dup := j.run(mem)
-	if dup && o.Duplicates == as.RejectDuplicates {
+	if dup && o.Duplicates == arrowsparse.RejectDuplicates {
 		for _, b := range []*memory.Buffer{indptr, indices, values} {
 			b.Release()
 		}
-		return nil, as.Errorf(as.ErrNotCanonical, "gcs: duplicate coordinates, and the duplicate policy rejects them")
+		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "gcs: duplicate coordinates, and the duplicate policy rejects them")
 	}
 	return adopt(Rows, mp.rows, mp.cols, nil, m.valueType, pt, it, indptr, indices, values, nnz, true, true), nil
 }
@@ -469,12 +470,12 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 		}
 		it = widen(t.m.indicesType, big)
 	}
-	if err := as.CheckIndexType(it); err != nil {
+	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
 	}
 	m := t.m
 	nd := int64(len(t.mp.shape))
-	cb := newBuffer(mem, m.nnz*nd*int64(as.ByteWidth(it)))
+	cb := newBuffer(mem, m.nnz*nd*int64(arrowsparse.ByteWidth(it)))
 	defer cb.Release()
 	iop := coords.For(it)
 	t.eachChunk(func(lo, hi int64, idx []int64) {
@@ -516,21 +517,21 @@ func (t *Tensor) eachChunk(f func(lo, hi int64, idx []int64)) {
 
 // ToDense returns a new row-major dense view of the tensor, in a buffer
 // from mem, with duplicates summed. It fails with an error wrapping
-// as.ErrOverflow if the dense size does not fit in int64. The result must
+// arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
-func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
-	size, err := as.NumElements(t.mp.shape)
+func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
+	size, err := arrowsparse.NumElements(t.mp.shape)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := as.MulInt64(size, int64(as.ByteWidth(t.m.valueType))); !ok {
-		return nil, as.Errorf(as.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", t.mp.shape)
+	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(t.m.valueType))); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", t.mp.shape)
 	}
 	v, err := views.AllocNamed(mem, t.m.valueType, t.mp.shape, t.names)
 	if err != nil {
 		return nil, err
 	}
-	strides, _ := as.RowMajorStrides(t.mp.shape)
+	strides, _ := arrowsparse.RowMajorStrides(t.mp.shape)
 	m := t.m
 	lr, li := t.mp.rowRadix(), t.mp.colRadix()
 	if m.axis == Cols {
@@ -541,7 +542,7 @@ func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
 	dense := v.Buffer().Bytes()
 	var in []byte
 	if m.nnz > 0 {
-		in = m.values.Bytes()[:m.nnz*int64(as.ByteWidth(m.valueType))]
+		in = m.values.Bytes()[:m.nnz*int64(arrowsparse.ByteWidth(m.valueType))]
 	}
 	lanes, ids, pos := make([]int64, chunk), make([]int64, chunk), make([]int64, chunk)
 	for a := int64(0); a < m.nnz; a += chunk {
@@ -550,12 +551,12 @@ func (t *Tensor) ToDense(mem memory.Allocator) (as.Dense, error) {
 		for q := range b - a {
 			pos[q] = lr.dot(uint64(lanes[q]), strides) + li.dot(uint64(ids[q]), strides)
 		}
-		vop.Scatter(dense, pos[:b-a], in, a, as.SumDuplicates, nil)
+		vop.Scatter(dense, pos[:b-a], in, a, arrowsparse.SumDuplicates, nil)
 	}
 	return v, nil
 }
 
-func tensorAll[T as.Value](t *Tensor) iter.Seq2[[]int64, T] {
+func tensorAll[T arrowsparse.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	vs := mustType[T](t.m)
 	return func(yield func([]int64, T) bool) {
 		m := t.m

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
@@ -106,7 +106,7 @@ func TestPropertyTensor(t *testing.T) {
 		nd := len(shape)
 		it := testutil.IndexTypes[r.IntN(len(testutil.IndexTypes))]
 		x, rf := testutil.RandomCOO(t, mem, r, shape, 5+r.IntN(40), coo.Layout(r.IntN(2)), it, f64, 3)
-		want := rf.Dense(as.SumDuplicates)
+		want := rf.Dense(arrowsparse.SumDuplicates)
 		t.Run(fmt.Sprintf("%v/%s", shape, it), func(t *testing.T) {
 			perms := permutations(nd)
 			if nd > 3 {
@@ -209,9 +209,9 @@ func TestRemapReusesOrder(t *testing.T) {
 	s.Release()
 
 	_, err = g.Remap(mem, []int{0, 0, 1}, 1, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = g.Remap(mem, []int{0, 1, 2}, 4, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 }
 
 // Keys wider than 64 bits take the comparison-sort and 128-bit paths.
@@ -261,7 +261,7 @@ func TestHypersparseTensor(t *testing.T) {
 	s.Release()
 	// The whole tensor in one row does not fit int64 columns.
 	_, err = g.Remap(mem, []int{0, 1, 2}, 0, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	c, err := g.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.True(t, c.IsCanonical())
@@ -308,15 +308,15 @@ func TestMapping(t *testing.T) {
 		p     int
 		want  error
 	}{
-		{[]int64{2, 3}, []int{0, 0}, 1, as.ErrStructure},
-		{[]int64{2, 3}, []int{0, 2}, 1, as.ErrStructure},
-		{[]int64{2, 3}, []int{0}, 1, as.ErrStructure},
-		{[]int64{2, 3}, []int{0, 1}, -1, as.ErrStructure},
-		{[]int64{2, 3}, []int{0, 1}, 3, as.ErrStructure},
-		{[]int64{2, -3}, []int{0, 1}, 1, as.ErrShape},
-		{[]int64{1 << 40, 1 << 40}, []int{0, 1}, 0, as.ErrOverflow},
-		{[]int64{1 << 40, 1 << 40}, []int{1, 0}, 2, as.ErrOverflow},
-		{[]int64{math.MaxInt64, 1}, []int{0, 1}, 1, as.ErrOverflow},
+		{[]int64{2, 3}, []int{0, 0}, 1, arrowsparse.ErrStructure},
+		{[]int64{2, 3}, []int{0, 2}, 1, arrowsparse.ErrStructure},
+		{[]int64{2, 3}, []int{0}, 1, arrowsparse.ErrStructure},
+		{[]int64{2, 3}, []int{0, 1}, -1, arrowsparse.ErrStructure},
+		{[]int64{2, 3}, []int{0, 1}, 3, arrowsparse.ErrStructure},
+		{[]int64{2, -3}, []int{0, 1}, 1, arrowsparse.ErrShape},
+		{[]int64{1 << 40, 1 << 40}, []int{0, 1}, 0, arrowsparse.ErrOverflow},
+		{[]int64{1 << 40, 1 << 40}, []int{1, 0}, 2, arrowsparse.ErrOverflow},
+		{[]int64{math.MaxInt64, 1}, []int{0, 1}, 1, arrowsparse.ErrOverflow},
 	} {
 		_, err := gcs.NewMapping(bad.shape, bad.dims, bad.p)
 		require.ErrorIs(t, err, bad.want, "%v %v %d", bad.shape, bad.dims, bad.p)
@@ -351,9 +351,9 @@ func TestCompressedAxes(t *testing.T) {
 	_, ok := mp.CompressedAxes()
 	assert.False(t, ok, "GCXS keeps the column axes in increasing order")
 	_, err = gcs.FromCompressedAxes(shape, []int{1, 1})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = gcs.FromCompressedAxes(shape, []int{3})
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 }
 
 // A 2-d GCS with the identity mapping is its CSR or CSC, both ways without
@@ -399,11 +399,11 @@ func TestTensorMatrixIdentity(t *testing.T) {
 	require.NoError(t, err)
 	defer p0.Release()
 	_, err = p0.AsMatrix()
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 
 	// NewTensor checks the storage shape.
 	_, err = gcs.NewTensor([]int64{2, 10}, []int{0, 1}, 1, m)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	nt, err := gcs.NewTensor([]int64{2, 2, 5}, []int{0, 1, 2}, 2, m)
 	require.NoError(t, err)
 	assert.Equal(t, 7.0, gcs.At[float64](nt, 1, 0, 3))
@@ -423,11 +423,11 @@ func TestTensorMatrixIdentity(t *testing.T) {
 	nn.Release()
 	nt.Release()
 	_, err = gcs.NewTensor([]int64{2, 2, 5}, []int{0, 1, 1}, 2, m)
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = g.Transpose(0, 0)
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	_, err = g.WithDimNames("a")
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 }
 
 func TestTensorFromDense(t *testing.T) {
@@ -468,7 +468,7 @@ func TestRemapDuplicates(t *testing.T) {
 	checkTensor(t, mem, same, want)
 	same.Release()
 
-	for p, w := range map[as.Duplicates]float64{as.SumDuplicates: 3, as.KeepLast: 2, as.KeepMax: 2, as.KeepMin: 1} {
+	for p, w := range map[arrowsparse.Duplicates]float64{arrowsparse.SumDuplicates: 3, arrowsparse.KeepLast: 2, arrowsparse.KeepMax: 2, arrowsparse.KeepMin: 1} {
 		s, err := g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: p})
 		require.NoError(t, err)
 		assert.Equal(t, int64(3), s.NNZ())
@@ -476,18 +476,18 @@ func TestRemapDuplicates(t *testing.T) {
 		assert.Equal(t, w, gcs.At[float64](s, 0, 1))
 		s.Release()
 	}
-	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
-	require.ErrorIs(t, err, as.ErrNotCanonical)
-	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: as.Duplicates(-1)})
-	require.ErrorIs(t, err, as.ErrStructure)
+	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
+	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(-1)})
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
 	x := seed3d(t, mem)
 	defer x.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int64{1, 2, 3, 1, 2, 3}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)
 	defer dup.Release()
-	_, err = gcs.TensorFromCOO(mem, dup, []int{2, 0, 1}, 2, gcs.ConvertOptions{Duplicates: as.RejectDuplicates})
-	require.ErrorIs(t, err, as.ErrNotCanonical)
+	_, err = gcs.TensorFromCOO(mem, dup, []int{2, 0, 1}, 2, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
 	small, err := gcs.TensorFromCOO(mem, x, []int{2, 0, 1}, 2, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err, "int8 holds 6 columns and 9 entries")
 	small.Release()
@@ -499,9 +499,9 @@ func TestRemapDuplicates(t *testing.T) {
 	require.NoError(t, err)
 	defer big.Release()
 	_, err = gcs.TensorFromCOO(mem, big, []int{0, 1}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8})
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 	_, err = gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Uint64})
-	require.ErrorIs(t, err, as.ErrUnsupportedType)
+	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 }
 
 // A reduced matrix with more lanes than memory can hold is refused, not
@@ -512,13 +512,13 @@ func TestHugeLanes(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Release()
 	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	require.NoError(t, err, "4 columns are fine")
 	defer m.Release()
 	assert.Equal(t, 1.0, gcs.At[float64](m, 3, 1))
 	_, err = m.ToCSR(mem, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	g, err := gcs.TensorFromCOO(mem, x, []int{1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
@@ -527,7 +527,7 @@ func TestHugeLanes(t *testing.T) {
 	assert.Equal(t, gcs.Cols, sw.Storage().Axis())
 	sw.Release()
 	_, err = g.Remap(mem, []int{0, 1}, 2, gcs.ConvertOptions{})
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()

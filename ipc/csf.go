@@ -4,12 +4,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 )
 
-func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, out *Message, cfg *readConfig) (as.Tensor, error) {
+func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, out *Message, cfg *readConfig) (arrowsparse.Tensor, error) {
 	shape, names := dimsOf(st.Shape)
 	nd := len(shape)
 	unit, err := wire.DetectCSFLengthUnit(idx)
@@ -27,7 +28,7 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 	for l, a := range idx.AxisOrder {
 		order[l] = int(a)
 	}
-	wp, wi := int64(as.ByteWidth(idx.IndptrType)), int64(as.ByteWidth(idx.IndicesType))
+	wp, wi := int64(arrowsparse.ByteWidth(idx.IndptrType)), int64(arrowsparse.ByteWidth(idx.IndicesType))
 	levels := make([]csf.Level, nd)
 	var bufs []*memory.Buffer
 	defer func() {
@@ -47,13 +48,13 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 			levels[l].IndptrType = idx.IndptrType
 			bufs = append(bufs, levels[l].Indptr)
 			if ptrCounts[l] != idxCounts[l]+1 {
-				return nil, as.Errorf(as.ErrStructure, "ipc: CSF indptr %d has %d entries for %d nodes, want %d", l, ptrCounts[l], idxCounts[l], idxCounts[l]+1)
+				return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: CSF indptr %d has %d entries for %d nodes, want %d", l, ptrCounts[l], idxCounts[l], idxCounts[l]+1)
 			}
 		}
 	}
 	nnz := idxCounts[nd-1]
 	if st.NonZeroLength != 0 && st.NonZeroLength != nnz {
-		return nil, as.Errorf(as.ErrStructure, "ipc: CSF non_zero_length is %d but the last level holds %d values", st.NonZeroLength, nnz)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: CSF non_zero_length is %d but the last level holds %d values", st.NonZeroLength, nnz)
 	}
 	values := slice(body, st.Data)
 	bufs = append(bufs, values)
@@ -99,7 +100,7 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 			}
 		}
 	}
-	wp, wi := int64(as.ByteWidth(pt)), int64(as.ByteWidth(it))
+	wp, wi := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it))
 	bufs := make([][]byte, 0, 2*nd)
 	for l := range nd - 1 {
 		bufs = append(bufs, prefix(t.IndptrBuffer(l), (t.LevelLen(l)+1)*wp))
@@ -108,7 +109,7 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 		bufs = append(bufs, prefix(t.IndicesBuffer(l), t.LevelLen(l)*wi))
 	}
 	nnz := t.NNZ()
-	bufs = append(bufs, prefix(t.ValuesBuffer(), nnz*int64(as.ByteWidth(t.DataType()))))
+	bufs = append(bufs, prefix(t.ValuesBuffer(), nnz*int64(arrowsparse.ByteWidth(t.DataType()))))
 	ranges, total, body, err := sparseBody(bufs...)
 	if err != nil {
 		release()
@@ -160,14 +161,14 @@ func commonTypes(t *csf.Tensor) (pt, it arrow.DataType, mixed bool) {
 	for l := range nd {
 		if x := t.IndicesType(l); !arrow.TypeEqual(x, it) {
 			mixed = true
-			if as.IndexMax(x) > as.IndexMax(it) {
+			if arrowsparse.IndexMax(x) > arrowsparse.IndexMax(it) {
 				it = x
 			}
 		}
 		if l < nd-1 {
 			if x := t.IndptrType(l); !arrow.TypeEqual(x, pt) {
 				mixed = true
-				if as.IndexMax(x) > as.IndexMax(pt) {
+				if arrowsparse.IndexMax(x) > arrowsparse.IndexMax(pt) {
 					pt = x
 				}
 			}

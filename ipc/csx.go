@@ -7,9 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 )
 
@@ -27,7 +28,7 @@ type gcsMeta struct {
 	DimNames     []string `json:"dim_names"`
 }
 
-func decodeCSX(st *wire.SparseTensor, idx *wire.CSXIndex, body *memory.Buffer, out *Message, cfg *readConfig) (as.Tensor, error) {
+func decodeCSX(st *wire.SparseTensor, idx *wire.CSXIndex, body *memory.Buffer, out *Message, cfg *readConfig) (arrowsparse.Tensor, error) {
 	shape, names := dimsOf(st.Shape)
 	axis := gcs.Rows
 	if idx.CompressedAxis == wire.AxisColumn {
@@ -57,22 +58,22 @@ func decodeCSX(st *wire.SparseTensor, idx *wire.CSXIndex, body *memory.Buffer, o
 
 // decodeGCS restores a GCS tensor from its storage matrix and the JSON
 // mapping of the message.
-func decodeGCS(m *gcs.Matrix, value string) (as.Tensor, error) {
+func decodeGCS(m *gcs.Matrix, value string) (arrowsparse.Tensor, error) {
 	var g gcsMeta
 	if err := json.Unmarshal([]byte(value), &g); err != nil {
-		return nil, as.Errorf(as.ErrStructure, "ipc: custom metadata %q is not valid JSON: %v", GCSMetadataKey, err)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: custom metadata %q is not valid JSON: %v", GCSMetadataKey, err)
 	}
 	if g.Version != 1 {
-		return nil, as.Errorf(as.ErrStructure, "ipc: custom metadata %q has version %d; this reader knows version 1", GCSMetadataKey, g.Version)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: custom metadata %q has version %d; this reader knows version 1", GCSMetadataKey, g.Version)
 	}
 	if len(g.Partitioning) != 1 {
-		return nil, as.Errorf(as.ErrStructure, "ipc: custom metadata %q has %d partitioning entries; a GCS mapping has exactly 1", GCSMetadataKey, len(g.Partitioning))
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: custom metadata %q has %d partitioning entries; a GCS mapping has exactly 1", GCSMetadataKey, len(g.Partitioning))
 	}
 	t, err := gcs.NewTensor(g.Shape, g.Dimensions, g.Partitioning[0], m)
 	if err != nil {
 		return nil, err
 	}
-	if as.CloneDimNames(g.DimNames) == nil {
+	if core.CloneDimNames(g.DimNames) == nil {
 		return t, nil
 	}
 	defer t.Release()
@@ -81,7 +82,7 @@ func decodeGCS(m *gcs.Matrix, value string) (as.Tensor, error) {
 
 // encodeCompressed encodes the formats of packages gcs and csf; ok is false
 // for other tensors.
-func encodeCompressed(t as.Tensor, cfg *writeConfig) (m *wire.Message, body [][]byte, release func(), ok bool, err error) {
+func encodeCompressed(t arrowsparse.Tensor, cfg *writeConfig) (m *wire.Message, body [][]byte, release func(), ok bool, err error) {
 	switch x := t.(type) {
 	case *csf.Tensor:
 		m, body, release, err = encodeCSF(x, cfg)
@@ -92,13 +93,13 @@ func encodeCompressed(t as.Tensor, cfg *writeConfig) (m *wire.Message, body [][]
 	case *gcs.Tensor:
 		for k, name := range x.DimNames() {
 			if !utf8.ValidString(name) {
-				return nil, nil, func() {}, true, as.Errorf(as.ErrStructure, "ipc: dim name %d of a GCS tensor is not valid UTF-8 (%q): the N-d names travel as JSON in the custom metadata, which cannot hold it losslessly", k, name)
+				return nil, nil, func() {}, true, core.Errorf(arrowsparse.ErrStructure, "ipc: dim name %d of a GCS tensor is not valid UTF-8 (%q): the N-d names travel as JSON in the custom metadata, which cannot hold it losslessly", k, name)
 			}
 		}
 		g := gcsMeta{Version: 1, Shape: x.Shape(), Dimensions: x.Dims(), Partitioning: []int{x.Partitioning()}, DimNames: x.DimNames()}
 		v, jerr := json.Marshal(g)
 		if jerr != nil {
-			return nil, nil, func() {}, true, as.Errorf(as.ErrStructure, "ipc: encoding the GCS mapping: %v", jerr)
+			return nil, nil, func() {}, true, core.Errorf(arrowsparse.ErrStructure, "ipc: encoding the GCS mapping: %v", jerr)
 		}
 		m, body, err = encodeCSX(x.Storage(), nil, []wire.KeyValue{{Key: GCSMetadataKey, Value: string(v)}})
 		return m, body, func() {}, true, err
@@ -118,9 +119,9 @@ func encodeCSX(x *gcs.Matrix, names []string, meta []wire.KeyValue) (*wire.Messa
 		return nil, nil, err
 	}
 	ranges, total, body, err := sparseBody(
-		prefix(x.IndptrBuffer(), (lanes+1)*int64(as.ByteWidth(pt))),
-		prefix(x.IndicesBuffer(), nnz*int64(as.ByteWidth(it))),
-		prefix(x.ValuesBuffer(), nnz*int64(as.ByteWidth(x.DataType()))))
+		prefix(x.IndptrBuffer(), (lanes+1)*int64(arrowsparse.ByteWidth(pt))),
+		prefix(x.IndicesBuffer(), nnz*int64(arrowsparse.ByteWidth(it))),
+		prefix(x.ValuesBuffer(), nnz*int64(arrowsparse.ByteWidth(x.DataType()))))
 	if err != nil {
 		return nil, nil, err
 	}

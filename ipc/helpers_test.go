@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
@@ -20,7 +20,7 @@ func errorsIsArrow(err error) bool {
 }
 
 // sparseToCOO converts any sparse tensor of this module to COO.
-func sparseToCOO(t *testing.T, mem memory.Allocator, x as.Tensor, s sidecar) *coo.Tensor {
+func sparseToCOO(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor, s sidecar) *coo.Tensor {
 	t.Helper()
 	switch y := x.(type) {
 	case *coo.Tensor:

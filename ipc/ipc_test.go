@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
@@ -38,7 +38,7 @@ func seedCOO(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	return x
 }
 
-func dense(t *testing.T, mem memory.Allocator, x as.Tensor) []float64 {
+func dense(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor) []float64 {
 	t.Helper()
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
@@ -130,21 +130,21 @@ func TestSequences(t *testing.T) {
 	defer d.Release()
 
 	var buf bytes.Buffer
-	for _, tt := range []as.Tensor{x, c, d} {
+	for _, tt := range []arrowsparse.Tensor{x, c, d} {
 		_, err := ipc.WriteTensor(&buf, tt)
 		require.NoError(t, err)
 	}
 	withEOS := append(append([]byte(nil), buf.Bytes()...), 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0)
 	for _, input := range [][]byte{buf.Bytes(), withEOS} {
 		for _, r := range []*ipc.Reader{ipc.NewBytesReader(input), ipc.NewReader(bytes.NewReader(input), ipc.WithAllocator(mem))} {
-			var formats []as.Format
+			var formats []arrowsparse.Format
 			for m, err := range r.All() {
 				require.NoError(t, err)
 				formats = append(formats, m.Tensor.Format())
 				assert.Equal(t, dense(t, mem, x), dense(t, mem, m.Tensor))
 				m.Release()
 			}
-			assert.Equal(t, []as.Format{as.FormatCOO, as.FormatCSF, as.FormatDense}, formats)
+			assert.Equal(t, []arrowsparse.Format{arrowsparse.FormatCOO, arrowsparse.FormatCSF, arrowsparse.FormatDense}, formats)
 			_, err := r.Next()
 			assert.Equal(t, io.EOF, err)
 			r.Close()

@@ -8,7 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // mapFile maps the whole file read-only. The returned buffer unmaps it when
@@ -28,7 +29,7 @@ func mapFile(path string) (*memory.Buffer, error) {
 		return memory.NewBufferBytes(nil), nil
 	}
 	if int64(int(size)) != size {
-		return nil, as.Errorf(as.ErrBufferSize, "ipc: %s is too large to map (%d bytes)", path, size)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s is too large to map (%d bytes)", path, size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {

@@ -5,8 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -18,7 +19,7 @@ type Message struct {
 	// (a CSR/CSC message with the GCS mapping in its custom metadata) or
 	// *csf.Tensor. Its buffers are slices of the message body. Release
 	// releases it.
-	Tensor as.Tensor
+	Tensor arrowsparse.Tensor
 
 	// Version is the metadata version: 4 or 5 (Arrow C++ writes 5).
 	Version int
@@ -98,7 +99,7 @@ func ReadMessage(r io.Reader, opts ...ReadOption) (*Message, error) {
 
 // ReadTensor is ReadMessage returning only the tensor, which must be
 // released by the caller.
-func ReadTensor(r io.Reader, opts ...ReadOption) (as.Tensor, error) {
+func ReadTensor(r io.Reader, opts ...ReadOption) (arrowsparse.Tensor, error) {
 	m, err := ReadMessage(r, opts...)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func ParseBuffer(buf *memory.Buffer, opts ...ReadOption) (*Message, error) {
 	cfg := newReadConfig(opts)
 	f, rest, err := wire.ParseNext(buf.Bytes(), cfg.wire()...)
 	if err == io.EOF {
-		return nil, as.Errorf(as.ErrBufferSize, "ipc: no message: the input is empty or starts with an end-of-stream marker")
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: no message: the input is empty or starts with an end-of-stream marker")
 	}
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func ParseBuffer(buf *memory.Buffer, opts ...ReadOption) (*Message, error) {
 	}
 	if len(rest) != 0 {
 		m.Release()
-		return nil, as.Errorf(as.ErrBufferSize, "ipc: %d bytes follow the message; use NewBytesReader or NewBufferReader for a sequence", len(rest))
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: %d bytes follow the message; use NewBytesReader or NewBufferReader for a sequence", len(rest))
 	}
 	return m, nil
 }
@@ -160,7 +161,7 @@ func decodeFrame(f *wire.Frame, buf *memory.Buffer, start int, cfg *readConfig) 
 func bodyOf(buf *memory.Buffer, start int, f *wire.Frame, cfg *readConfig) (*memory.Buffer, error) {
 	off := start + f.Size - len(f.Body)
 	sub := memory.SliceBuffer(buf, off, len(f.Body))
-	if as.Aligned(sub, 8) {
+	if core.Aligned(sub, 8) {
 		return sub, nil
 	}
 	sub.Release()
@@ -192,7 +193,7 @@ func decode(m *wire.Message, body *memory.Buffer, legacy bool, size, metaSize in
 	case m.SparseTensor != nil:
 		out.Tensor, err = decodeSparse(m.SparseTensor, body, out, cfg)
 	default:
-		err = as.Errorf(as.ErrStructure, "ipc: a %s message is not a tensor message", m.Header)
+		err = core.Errorf(arrowsparse.ErrStructure, "ipc: a %s message is not a tensor message", m.Header)
 	}
 	if err != nil {
 		return nil, err
@@ -212,17 +213,17 @@ func dimsOf(ds []wire.Dim) ([]int64, []string) {
 	for k, d := range ds {
 		shape[k], names[k] = d.Size, d.Name
 	}
-	return shape, as.CloneDimNames(names)
+	return shape, core.CloneDimNames(names)
 }
 
-func decodeDense(t *wire.Tensor, body *memory.Buffer, out *Message) (as.Tensor, error) {
+func decodeDense(t *wire.Tensor, body *memory.Buffer, out *Message) (arrowsparse.Tensor, error) {
 	shape, names := dimsOf(t.Shape)
-	w := int64(as.ByteWidth(t.Type))
+	w := int64(arrowsparse.ByteWidth(t.Type))
 	if t.HasStrides && len(t.Strides) > 0 {
 		out.Strides = append([]int64(nil), t.Strides...)
 	}
 	var strides []int64
-	size, err := as.NumElements(shape)
+	size, err := arrowsparse.NumElements(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -235,12 +236,12 @@ func decodeDense(t *wire.Tensor, body *memory.Buffer, out *Message) (as.Tensor, 
 		strides = make([]int64, len(shape))
 		for k, s := range out.Strides {
 			if s%w != 0 {
-				return nil, as.Errorf(as.ErrAlignment, "ipc: stride %d of dimension %d is not a multiple of the %s width %d", s, k, t.Type, w)
+				return nil, core.Errorf(arrowsparse.ErrAlignment, "ipc: stride %d of dimension %d is not a multiple of the %s width %d", s, k, t.Type, w)
 			}
 			strides[k] = s / w
 		}
 	default:
-		if strides, err = as.RowMajorStrides(shape); err != nil {
+		if strides, err = arrowsparse.RowMajorStrides(shape); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +256,7 @@ func decodeDense(t *wire.Tensor, body *memory.Buffer, out *Message) (as.Tensor, 
 	return v.WithDimNames(names...)
 }
 
-func decodeSparse(st *wire.SparseTensor, body *memory.Buffer, out *Message, cfg *readConfig) (as.Tensor, error) {
+func decodeSparse(st *wire.SparseTensor, body *memory.Buffer, out *Message, cfg *readConfig) (arrowsparse.Tensor, error) {
 	switch idx := st.Index.(type) {
 	case *wire.COOIndex:
 		return decodeCOO(st, idx, body, out, cfg)
@@ -264,13 +265,13 @@ func decodeSparse(st *wire.SparseTensor, body *memory.Buffer, out *Message, cfg 
 	case *wire.CSFIndex:
 		return decodeCSF(st, idx, body, out, cfg)
 	}
-	return nil, as.Errorf(as.ErrStructure, "ipc: unknown sparse index")
+	return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: unknown sparse index")
 }
 
-func decodeCOO(st *wire.SparseTensor, idx *wire.COOIndex, body *memory.Buffer, out *Message, cfg *readConfig) (as.Tensor, error) {
+func decodeCOO(st *wire.SparseTensor, idx *wire.COOIndex, body *memory.Buffer, out *Message, cfg *readConfig) (arrowsparse.Tensor, error) {
 	shape, names := dimsOf(st.Shape)
 	n, nd := st.NonZeroLength, int64(len(shape))
-	w := int64(as.ByteWidth(idx.IndicesType))
+	w := int64(arrowsparse.ByteWidth(idx.IndicesType))
 	layout := coo.RowMajor
 	if idx.HasIndicesStrides && len(idx.IndicesStrides) > 0 {
 		out.IndicesStrides = append([]int64(nil), idx.IndicesStrides...)

@@ -17,8 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/ipc"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -90,23 +91,23 @@ func valueString(b []byte, dt arrow.DataType, j int64) string {
 	case arrow.UINT8:
 		return fmt.Sprint(b[j])
 	case arrow.INT16:
-		return fmt.Sprint(as.MustSliceBytes[int16](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[int16](b)[j])
 	case arrow.UINT16:
-		return fmt.Sprint(as.MustSliceBytes[uint16](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[uint16](b)[j])
 	case arrow.INT32:
-		return fmt.Sprint(as.MustSliceBytes[int32](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[int32](b)[j])
 	case arrow.UINT32:
-		return fmt.Sprint(as.MustSliceBytes[uint32](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[uint32](b)[j])
 	case arrow.INT64:
-		return fmt.Sprint(as.MustSliceBytes[int64](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[int64](b)[j])
 	case arrow.UINT64:
-		return fmt.Sprint(as.MustSliceBytes[uint64](b)[j])
+		return fmt.Sprint(core.MustSliceBytes[uint64](b)[j])
 	case arrow.FLOAT16:
-		return fmt.Sprint(math.Float32bits(as.HalfToFloat32(as.MustSliceBytes[float16.Num](b)[j])))
+		return fmt.Sprint(math.Float32bits(arrowsparse.HalfToFloat32(core.MustSliceBytes[float16.Num](b)[j])))
 	case arrow.FLOAT32:
-		return fmt.Sprint(math.Float32bits(as.MustSliceBytes[float32](b)[j]))
+		return fmt.Sprint(math.Float32bits(core.MustSliceBytes[float32](b)[j]))
 	default:
-		return fmt.Sprint(math.Float64bits(as.MustSliceBytes[float64](b)[j]))
+		return fmt.Sprint(math.Float64bits(core.MustSliceBytes[float64](b)[j]))
 	}
 }
 
@@ -136,7 +137,7 @@ func numberString(t *testing.T, n json.Number, dt arrow.DataType) string {
 		}
 		switch dt.ID() {
 		case arrow.FLOAT16:
-			return fmt.Sprint(math.Float32bits(as.HalfToFloat32(as.Float32ToHalf(float32(f)))))
+			return fmt.Sprint(math.Float32bits(arrowsparse.HalfToFloat32(arrowsparse.Float32ToHalf(float32(f)))))
 		case arrow.FLOAT32:
 			return fmt.Sprint(math.Float32bits(float32(f)))
 		}
@@ -153,7 +154,7 @@ func checkSidecar(t *testing.T, mem memory.Allocator, m *ipc.Message, s sidecar)
 	x := m.Tensor
 	assert.Equal(t, s.ValueType, typeName(x.DataType()))
 	assert.Equal(t, s.Shape, nonNil(x.Shape()))
-	assert.Equal(t, as.CloneDimNames(s.DimNames), x.DimNames())
+	assert.Equal(t, core.CloneDimNames(s.DimNames), x.DimNames())
 	if s.Kind == "dense" {
 		assert.Equal(t, "TENSOR", s.Format)
 		assert.Equal(t, s.Strides, nonNil(m.Strides))

@@ -8,8 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -27,7 +28,7 @@ import (
 // narrow for the counts the message implies (nnz, ndim, rows+1, level
 // sizes); uint64 indices cannot occur, since no tensor of this module holds
 // them.
-func WriteTensor(w io.Writer, t as.Tensor, opts ...WriteOption) (int64, error) {
+func WriteTensor(w io.Writer, t arrowsparse.Tensor, opts ...WriteOption) (int64, error) {
 	m, body, release, err := encode(t, newWriteConfig(opts))
 	if err != nil {
 		return 0, err
@@ -37,7 +38,7 @@ func WriteTensor(w io.Writer, t as.Tensor, opts ...WriteOption) (int64, error) {
 }
 
 // AppendTensor appends the message WriteTensor would write to dst.
-func AppendTensor(dst []byte, t as.Tensor, opts ...WriteOption) ([]byte, error) {
+func AppendTensor(dst []byte, t arrowsparse.Tensor, opts ...WriteOption) ([]byte, error) {
 	buf := bytes.NewBuffer(dst)
 	if _, err := WriteTensor(buf, t, opts...); err != nil {
 		return dst, err
@@ -55,7 +56,7 @@ func WriteEndOfStream(w io.Writer) error {
 
 // encode returns the metadata and body pieces of t's message, and a
 // function releasing any temporary buffer.
-func encode(t as.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), error) {
+func encode(t arrowsparse.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), error) {
 	nop := func() {}
 	switch x := t.(type) {
 	case *coo.Tensor:
@@ -67,7 +68,7 @@ func encode(t as.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), err
 	if m, body, release, ok, err := encodeCompressed(t, cfg); ok {
 		return m, body, release, err
 	}
-	if t.Format() == as.FormatDense {
+	if t.Format() == arrowsparse.FormatDense {
 		d, err := t.ToDense(memory.DefaultAllocator)
 		if err != nil {
 			return nil, nil, nop, err
@@ -75,12 +76,12 @@ func encode(t as.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), err
 		v, ok := d.(*views.View)
 		if !ok {
 			d.Release()
-			return nil, nil, nop, as.Errorf(as.ErrUnsupportedType, "ipc: cannot write a dense %T", d)
+			return nil, nil, nop, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: cannot write a dense %T", d)
 		}
 		m, body, release, err := encodeDense(v)
 		return m, body, func() { release(); v.Release() }, err
 	}
-	return nil, nil, nop, as.Errorf(as.ErrUnsupportedType, "ipc: cannot write a %T (%s): materialise it as COO, CSR/CSC, GCS, CSF or a dense view first", t, t.Format())
+	return nil, nil, nop, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: cannot write a %T (%s): materialise it as COO, CSR/CSC, GCS, CSF or a dense view first", t, t.Format())
 }
 
 // dims returns the TensorDims Arrow C++ writes: a name string for every
@@ -129,8 +130,8 @@ func prefix(buf *memory.Buffer, n int64) []byte {
 // check Arrow C++ makes on the shapes of its index tensors.
 func checkFits(dt arrow.DataType, what string, counts ...int64) error {
 	for _, c := range counts {
-		if c > as.IndexMax(dt) {
-			return as.Errorf(as.ErrUnsupportedType, "ipc: index type %s is too narrow for %s = %d (max %d): Arrow C++ rejects such a message; use a wider index type", dt, what, c, as.IndexMax(dt))
+		if c > arrowsparse.IndexMax(dt) {
+			return core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: index type %s is too narrow for %s = %d (max %d): Arrow C++ rejects such a message; use a wider index type", dt, what, c, arrowsparse.IndexMax(dt))
 		}
 	}
 	return nil
@@ -152,7 +153,7 @@ func encodeCOO(t *coo.Tensor) (*wire.Message, [][]byte, error) {
 	if err := checkFits(it, "nnz or ndim of the coordinate matrix", n, nd); err != nil {
 		return nil, nil, err
 	}
-	w := int64(as.ByteWidth(it))
+	w := int64(arrowsparse.ByteWidth(it))
 	rm, cm := wire.COOStrides(n, nd, w)
 	strides := rm
 	if t.Layout() == coo.ColMajor {
@@ -160,7 +161,7 @@ func encodeCOO(t *coo.Tensor) (*wire.Message, [][]byte, error) {
 	}
 	ranges, total, body, err := sparseBody(
 		prefix(t.CoordsBuffer(), n*nd*w),
-		prefix(t.ValuesBuffer(), n*int64(as.ByteWidth(t.DataType()))))
+		prefix(t.ValuesBuffer(), n*int64(arrowsparse.ByteWidth(t.DataType()))))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,7 +188,7 @@ func encodeDense(v *views.View) (*wire.Message, [][]byte, func(), error) {
 	release := func() {}
 	shape := v.Shape()
 	dt := v.DataType()
-	w := int64(as.ByteWidth(dt))
+	w := int64(arrowsparse.ByteWidth(dt))
 	size := v.Len()
 	cOrder, fOrder := orderStrides(shape)
 	var strides []int64

@@ -7,21 +7,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Viewer is the constraint of the generic element accessors: a *View or a
 // *Remapped.
 type Viewer interface{ *View | *Remapped }
 
-func coreOf[V Viewer](v V) *core {
+func coreOf[V Viewer](v V) *viewBase {
 	switch x := any(v).(type) {
 	case *View:
-		return &x.core
+		return &x.viewBase
 	case *Remapped:
-		return &x.core
+		return &x.viewBase
 	}
-	panic(as.PanicError{Msg: "views: unreachable"})
+	panic(arrowsparse.PanicError{Msg: "views: unreachable"})
 }
 
 // Data returns the whole backing buffer as a []T, aliasing it. Element idx
@@ -29,13 +30,13 @@ func coreOf[V Viewer](v V) *core {
 // view: the view must outlive it, or its buffer must be retained. Writes
 // through it bypass the read-only flag. It panics if T is not the view's
 // data type.
-func Data[T as.Value](v *View) []T {
-	mustType[T](&v.core)
-	return typed[T](&v.core)
+func Data[T arrowsparse.Value](v *View) []T {
+	mustType[T](&v.viewBase)
+	return typed[T](&v.viewBase)
 }
 
 // typed returns the whole buffer as a []T; the type must have been checked.
-func typed[T as.Value](v *core) []T {
+func typed[T arrowsparse.Value](v *viewBase) []T {
 	b := v.buf.Bytes()
 	n := len(b) / int(v.width)
 	if n == 0 {
@@ -44,14 +45,14 @@ func typed[T as.Value](v *core) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-func mustType[T as.Value](v *core) {
+func mustType[T arrowsparse.Value](v *viewBase) {
 	if typeID[T]() != v.dtype.ID() {
-		panic(as.PanicError{Msg: "views: Go type " + as.DataTypeOf[T]().String() + " does not match the view's type " + v.dtype.String()})
+		panic(arrowsparse.PanicError{Msg: "views: Go type " + arrowsparse.DataTypeOf[T]().String() + " does not match the view's type " + v.dtype.String()})
 	}
 }
 
 // typeID returns the Arrow type ID of the Go type T.
-func typeID[T as.Value]() arrow.Type {
+func typeID[T arrowsparse.Value]() arrow.Type {
 	var z T
 	switch any(z).(type) {
 	case int8:
@@ -84,19 +85,19 @@ func typeID[T as.Value]() arrow.Type {
 // It panics if T is not the view's data type or idx is outside the shape,
 // as a slice index does: the bounds of the view were checked when it was
 // made, so no other check is needed.
-func At[T as.Value, V Viewer](v V, idx ...int64) T {
+func At[T arrowsparse.Value, V Viewer](v V, idx ...int64) T {
 	c := coreOf(v)
 	mustType[T](c)
 	return typed[T](c)[c.Offset(idx...)]
 }
 
-// Set stores x at idx. It returns an error wrapping as.ErrReadOnly (and
+// Set stores x at idx. It returns an error wrapping arrowsparse.ErrReadOnly (and
 // arrow.ErrInvalid) on a read-only view, and panics if T is not the view's
 // data type or idx is outside the shape.
-func Set[T as.Value, V Viewer](v V, x T, idx ...int64) error {
+func Set[T arrowsparse.Value, V Viewer](v V, x T, idx ...int64) error {
 	c := coreOf(v)
 	if c.readOnly {
-		return as.Errorf(as.ErrReadOnly, "views: write through a read-only view")
+		return core.Errorf(arrowsparse.ErrReadOnly, "views: write through a read-only view")
 	}
 	mustType[T](c)
 	typed[T](c)[c.Offset(idx...)] = x
@@ -108,7 +109,7 @@ func Set[T as.Value, V Viewer](v V, x T, idx ...int64) error {
 // it is valid until the next iteration, and the loop body must copy it to
 // keep it. Each row of the last axis costs O(ndim) to set up and O(1) per
 // element after that. It panics if T is not the view's data type.
-func All[T as.Value, V Viewer](v V) iter.Seq2[[]int64, T] {
+func All[T arrowsparse.Value, V Viewer](v V) iter.Seq2[[]int64, T] {
 	c := coreOf(v)
 	mustType[T](c)
 	return func(yield func([]int64, T) bool) {
@@ -147,7 +148,7 @@ func All[T as.Value, V Viewer](v V) iter.Seq2[[]int64, T] {
 
 // Values returns an iterator over the view's elements in row-major order.
 // It panics if T is not the view's data type.
-func Values[T as.Value, V Viewer](v V) iter.Seq[T] {
+func Values[T arrowsparse.Value, V Viewer](v V) iter.Seq[T] {
 	c := coreOf(v)
 	mustType[T](c)
 	return func(yield func(T) bool) {

@@ -3,12 +3,13 @@ package views
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // This file holds the typed entry points of the view operations: each
 // method of *View and *Remapped checks nothing itself and calls the shared
-// implementation on core (ops.go). Every operation makes a new view of the
+// implementation on viewBase (ops.go). Every operation makes a new view of the
 // receiver's buffer, copies no elements, does not modify the receiver, takes
 // O(ndim) time and, for views of rank ≤ 8, makes one allocation; Select,
 // SelectArray, Rotate and Tile document their exceptions. The new view
@@ -272,7 +273,7 @@ func (r *Remapped) IsStrided() bool { return r.maps == nil }
 // otherwise (use Copy). The returned view must be released by the caller.
 func (r *Remapped) AsView() (*View, error) {
 	if r.maps != nil {
-		return nil, as.Errorf(as.ErrStructure, "views: a view with a rotated, tiled or selected axis has no strided form; use Copy")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: a view with a rotated, tiled or selected axis has no strided form; use Copy")
 	}
 	return asView(r.clone()), nil
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // FromArray returns a read-only view of the values of an Arrow array, with
@@ -15,7 +16,7 @@ import (
 // caller; the array may be released independently.
 func FromArray(arr arrow.Array) (*View, error) {
 	if arr == nil {
-		return nil, as.Errorf(as.ErrStructure, "views: nil array")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil array")
 	}
 	return FromArrayData(arr.Data())
 }
@@ -26,7 +27,7 @@ func FromArray(arr arrow.Array) (*View, error) {
 // See FromArrayData. The returned view must be released by the caller.
 func FromFixedSizeList(arr *array.FixedSizeList) (*View, error) {
 	if arr == nil {
-		return nil, as.Errorf(as.ErrStructure, "views: nil array")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil array")
 	}
 	return FromArrayData(arr.Data())
 }
@@ -50,7 +51,7 @@ func FromFixedSizeList(arr *array.FixedSizeList) (*View, error) {
 // view must be released by the caller.
 func FromArrayData(data arrow.ArrayData) (*View, error) {
 	if data == nil {
-		return nil, as.Errorf(as.ErrStructure, "views: nil array data")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil array data")
 	}
 	shape := []int64{int64(data.Len())}
 	d := data
@@ -68,17 +69,17 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 			break
 		}
 		if len(d.Children()) != 1 {
-			return nil, as.Errorf(as.ErrStructure, "views: FixedSizeList data with %d children", len(d.Children()))
+			return nil, core.Errorf(arrowsparse.ErrStructure, "views: FixedSizeList data with %d children", len(d.Children()))
 		}
 		n := int64(fsl.Len())
 		child := d.Children()[0]
-		start, ok1 := as.MulInt64(abs, n)
-		cnt, ok2 := as.MulInt64(count, n)
+		start, ok1 := core.MulInt64(abs, n)
+		cnt, ok2 := core.MulInt64(count, n)
 		if !ok1 || !ok2 {
-			return nil, as.Errorf(as.ErrOverflow, "views: FixedSizeList offsets overflow int64")
+			return nil, core.Errorf(arrowsparse.ErrOverflow, "views: FixedSizeList offsets overflow int64")
 		}
 		if start+cnt > int64(child.Len()) {
-			return nil, as.Errorf(as.ErrBufferSize, "views: FixedSizeList rows %d..%d need child values up to %d, but the child has %d", abs, abs+count, start+cnt, child.Len())
+			return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: FixedSizeList rows %d..%d need child values up to %d, but the child has %d", abs, abs+count, start+cnt, child.Len())
 		}
 		shape = append(shape, n)
 		abs, count, d = int64(child.Offset())+start, cnt, child
@@ -87,11 +88,11 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 	if ext, ok := dt.(arrow.ExtensionType); ok {
 		dt = ext.StorageType()
 	}
-	if err := as.CheckValueType(dt); err != nil {
+	if err := core.CheckValueType(dt); err != nil {
 		return nil, err
 	}
 	if abs-int64(d.Offset())+count > int64(d.Len()) {
-		return nil, as.Errorf(as.ErrBufferSize, "views: values %d..%d are beyond the array's %d", abs-int64(d.Offset()), abs-int64(d.Offset())+count, d.Len())
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: values %d..%d are beyond the array's %d", abs-int64(d.Offset()), abs-int64(d.Offset())+count, d.Len())
 	}
 	bufs := d.Buffers()
 	var buf *memory.Buffer
@@ -100,12 +101,12 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 	}
 	if buf == nil {
 		if count != 0 {
-			return nil, as.Errorf(as.ErrBufferSize, "views: array of %d values has no values buffer", count)
+			return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: array of %d values has no values buffer", count)
 		}
 		buf = memory.NewBufferBytes(nil)
 		abs = 0
 	}
-	strides, err := as.RowMajorStrides(shape)
+	strides, err := arrowsparse.RowMajorStrides(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -125,14 +126,14 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 	}
 	bufs := d.Buffers()
 	if len(bufs) == 0 || bufs[0] == nil {
-		return as.Errorf(as.ErrStructure, "views: %d nulls; a dense view has no validity bitmap", d.NullN())
+		return core.Errorf(arrowsparse.ErrStructure, "views: %d nulls; a dense view has no validity bitmap", d.NullN())
 	}
 	bm := bufs[0].Bytes()
 	if int64(len(bm))*8 < abs+count {
-		return as.Errorf(as.ErrBufferSize, "views: validity bitmap of %d bytes is too short for %d slots", len(bm), abs+count)
+		return core.Errorf(arrowsparse.ErrBufferSize, "views: validity bitmap of %d bytes is too short for %d slots", len(bm), abs+count)
 	}
 	if nulls := count - int64(bitutil.CountSetBits(bm, int(abs), int(count))); nulls > 0 {
-		return as.Errorf(as.ErrStructure, "views: %d nulls in the viewed values; a dense view has no validity bitmap", nulls)
+		return core.Errorf(arrowsparse.ErrStructure, "views: %d nulls in the viewed values; a dense view has no validity bitmap", nulls)
 	}
 	return nil
 }
@@ -148,36 +149,36 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 // must be released by the caller.
 func FromTensor(t tensor.Interface) (*View, error) {
 	if t == nil {
-		return nil, as.Errorf(as.ErrStructure, "views: nil tensor")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil tensor")
 	}
 	dt := t.DataType()
-	if err := as.CheckValueType(dt); err != nil {
+	if err := core.CheckValueType(dt); err != nil {
 		return nil, err
 	}
 	data := t.Data()
 	if data == nil || len(data.Buffers()) < 2 || data.Buffers()[1] == nil {
-		return nil, as.Errorf(as.ErrBufferSize, "views: tensor has no values buffer")
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: tensor has no values buffer")
 	}
 	if data.NullN() > 0 {
-		return nil, as.Errorf(as.ErrStructure, "views: tensor data has %d nulls", data.NullN())
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: tensor data has %d nulls", data.NullN())
 	}
-	w := int64(as.ByteWidth(dt))
+	w := int64(arrowsparse.ByteWidth(dt))
 	shape := t.Shape()
 	bstrides := t.Strides()
 	var strides []int64
 	if len(bstrides) == 0 && len(shape) > 0 {
 		var err error
-		if strides, err = as.RowMajorStrides(shape); err != nil {
+		if strides, err = arrowsparse.RowMajorStrides(shape); err != nil {
 			return nil, err
 		}
 	} else {
 		if len(bstrides) != len(shape) {
-			return nil, as.Errorf(as.ErrShape, "views: tensor has %d strides for %d dimensions", len(bstrides), len(shape))
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: tensor has %d strides for %d dimensions", len(bstrides), len(shape))
 		}
 		strides = make([]int64, len(shape))
 		for k, b := range bstrides {
 			if b%w != 0 {
-				return nil, as.Errorf(as.ErrAlignment, "views: byte stride %d of axis %d is not a multiple of the %s width %d", b, k, dt, w)
+				return nil, core.Errorf(arrowsparse.ErrAlignment, "views: byte stride %d of axis %d is not a multiple of the %s width %d", b, k, dt, w)
 			}
 			strides[k] = b / w
 		}
@@ -188,7 +189,7 @@ func FromTensor(t tensor.Interface) (*View, error) {
 		return nil, err
 	}
 	v.readOnly = true
-	if names := as.CloneDimNames(t.DimNames()); names != nil {
+	if names := core.CloneDimNames(t.DimNames()); names != nil {
 		nv, err := v.WithDimNames(names...)
 		v.Release()
 		if err != nil {
@@ -214,12 +215,12 @@ func (v *View) ToTensor() (tensor.Interface, error) {
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT32, arrow.FLOAT64:
 	default:
-		return nil, as.Errorf(as.ErrUnsupportedType, "views: arrow-go has no %s tensor", v.dtype)
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "views: arrow-go has no %s tensor", v.dtype)
 	}
 	last := v.offset
 	for k, s := range v.strides {
 		if s < 0 {
-			return nil, as.Errorf(as.ErrStructure, "views: axis %d has element stride %d; Arrow tensors need non-negative strides (Copy the view first)", k, s)
+			return nil, core.Errorf(arrowsparse.ErrStructure, "views: axis %d has element stride %d; Arrow tensors need non-negative strides (Copy the view first)", k, s)
 		}
 		if v.size > 0 {
 			last += (v.shape[k] - 1) * s

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 func int32Array(mem memory.Allocator, vals []int32, valid []bool) arrow.Array {
@@ -35,7 +35,7 @@ func TestFromArrayRespectsOffset(t *testing.T) {
 	assert.Equal(t, int64(2), v.ElemOffset())
 	assert.True(t, v.ReadOnly())
 	assert.Equal(t, "[2 3 4 5]", v.String())
-	require.ErrorIs(t, Set(v, int32(9), 0), as.ErrReadOnly)
+	require.ErrorIs(t, Set(v, int32(9), 0), arrowsparse.ErrReadOnly)
 
 	w, err := v.Copy(mem)
 	require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestFromFixedSizeList(t *testing.T) {
 	short := array.NewData(full.DataType(), 4, []*memory.Buffer{nil}, []arrow.ArrayData{childSlice}, 0, 1)
 	defer short.Release()
 	_, err = FromArrayData(short)
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// nested lists: FixedSizeList<FixedSizeList<float64, 3>, 5> of length 1
 	nested := array.NewData(arrow.FixedSizeListOf(5, full.DataType()), 1, []*memory.Buffer{nil}, []arrow.ArrayData{full.Data()}, 0, 0)
@@ -233,13 +233,13 @@ func TestTensorErrors(t *testing.T) {
 	bad := tensor.New(data, []int64{2, 2}, []int64{12, 8}, nil)
 	defer bad.Release()
 	_, err = FromTensor(bad)
-	require.ErrorIs(t, err, as.ErrAlignment)
+	require.ErrorIs(t, err, arrowsparse.ErrAlignment)
 
 	// strides that reach past the data's length
 	over := tensor.New(data, []int64{3, 5}, []int64{32, 8}, nil)
 	defer over.Release()
 	_, err = FromTensor(over)
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// a window of the buffer: the tensor may not reach outside its data
 	win := array.NewData(arrow.PrimitiveTypes.Float64, 4, []*memory.Buffer{nil, a.Buffer()}, nil, 0, 4)
@@ -253,7 +253,7 @@ func TestTensorErrors(t *testing.T) {
 	tooFar := tensor.New(win, []int64{2, 3}, nil, nil)
 	defer tooFar.Release()
 	_, err = FromTensor(tooFar)
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	d32 := array.NewData(arrow.FixedWidthTypes.Date32, 2, []*memory.Buffer{nil, a.Buffer()}, nil, 0, 0)
 	defer d32.Release()

@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // axisMap is the index map of one axis of a remapped view. Logical index
@@ -177,10 +177,10 @@ func noWrap(a, b, M, n int64) (int64, bool) {
 	if b == 0 || n <= 1 {
 		return b, true
 	}
-	if ext, ok := as.MulInt64(n-1, b); ok && ext < M-a {
+	if ext, ok := core.MulInt64(n-1, b); ok && ext < M-a {
 		return b, true
 	}
-	if ext, ok := as.MulInt64(n-1, M-b); ok && ext <= a {
+	if ext, ok := core.MulInt64(n-1, M-b); ok && ext <= a {
 		return b - M, true
 	}
 	return 0, false
@@ -200,7 +200,7 @@ func (m *axisMap) materialise(n int64) []int64 {
 // an axis of length ≤ 1 becomes plain (its one element folded into the
 // offset), a modular axis that does not wrap becomes affine, and an affine
 // axis without a table folds into the offset and stride.
-func (v *core) canonAxis(k int) {
+func (v *viewBase) canonAxis(k int) {
 	m := &v.maps[k]
 	if m.plain() {
 		return

@@ -7,7 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // CopyOption configures Copy and CopyTo. Options are values, so passing
@@ -45,10 +46,10 @@ func newCopyConfig(opts []CopyOption) copyConfig {
 // cache-blocked transpose when another axis has stride 1 (a transposed
 // matrix, or a batch of them), and a strided gather otherwise. Remapped
 // axes are read through a table of their addresses.
-func (v *core) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
-	nbytes, ok := as.MulInt64(v.size, v.width)
+func (v *viewBase) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
+	nbytes, ok := core.MulInt64(v.size, v.width)
 	if !ok || nbytes > maxBufferBytes {
-		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
 	}
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(nbytes))
@@ -58,14 +59,14 @@ func (v *core) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.names = as.CloneDimNames(v.names)
+	out.names = core.CloneDimNames(v.names)
 	gatherInto(buf.Bytes(), v, newCopyConfig(opts).workers)
 	return out, nil
 }
 
-// ToDense returns Copy(mem) as an as.Dense. The result must be released by
+// ToDense returns Copy(mem) as an arrowsparse.Dense. The result must be released by
 // the caller.
-func (v *core) ToDense(mem memory.Allocator) (as.Dense, error) {
+func (v *viewBase) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 	c, err := v.Copy(mem)
 	if err != nil {
 		return nil, err
@@ -77,32 +78,32 @@ func (v *core) ToDense(mem memory.Allocator) (as.Dense, error) {
 // data type and shape and be writable. It copies as Copy does, without
 // allocating. If the two share memory, the result
 // is as if the receiver had been copied first. A read-only dst is an error
-// wrapping arrow.ErrInvalid (as.ErrReadOnly), a different data type one
+// wrapping arrow.ErrInvalid (arrowsparse.ErrReadOnly), a different data type one
 // wrapping arrow.ErrType, and a different shape one wrapping
 // arrow.ErrInvalid. CopyTo into a C-contiguous dst takes the fast paths of
 // Copy and allocates nothing unless the views overlap; into another dst it
 // copies element by element.
-func (v *core) CopyTo(dst *View, opts ...CopyOption) error {
+func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
 	if dst.readOnly {
-		return as.Errorf(as.ErrReadOnly, "views: CopyTo a read-only view")
+		return core.Errorf(arrowsparse.ErrReadOnly, "views: CopyTo a read-only view")
 	}
 	if dst.dtype.ID() != v.dtype.ID() {
-		return as.Errorf(as.ErrUnsupportedType, "views: CopyTo a %s view from a %s view", dst.dtype, v.dtype)
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "views: CopyTo a %s view from a %s view", dst.dtype, v.dtype)
 	}
 	if !equalShapes(dst.shape, v.shape) {
-		return as.Errorf(as.ErrShape, "views: CopyTo a view of shape %v from one of shape %v", dst.shape, v.shape)
+		return core.Errorf(arrowsparse.ErrShape, "views: CopyTo a view of shape %v from one of shape %v", dst.shape, v.shape)
 	}
 	if v.size == 0 {
 		return nil
 	}
 	src := v
-	if overlaps(v, &dst.core) {
+	if overlaps(v, &dst.viewBase) {
 		tmp, err := v.Copy(memory.DefaultAllocator)
 		if err != nil {
 			return err
 		}
 		defer tmp.Release()
-		src = &tmp.core
+		src = &tmp.viewBase
 	}
 	if dst.IsCContiguous() {
 		b := dst.buf.Bytes()
@@ -111,13 +112,13 @@ func (v *core) CopyTo(dst *View, opts ...CopyOption) error {
 	}
 	switch v.width {
 	case 1:
-		scatter(elems[uint8](&dst.core), elems[uint8](src), &dst.core, src)
+		scatter(elems[uint8](&dst.viewBase), elems[uint8](src), &dst.viewBase, src)
 	case 2:
-		scatter(elems[uint16](&dst.core), elems[uint16](src), &dst.core, src)
+		scatter(elems[uint16](&dst.viewBase), elems[uint16](src), &dst.viewBase, src)
 	case 4:
-		scatter(elems[uint32](&dst.core), elems[uint32](src), &dst.core, src)
+		scatter(elems[uint32](&dst.viewBase), elems[uint32](src), &dst.viewBase, src)
 	default:
-		scatter(elems[uint64](&dst.core), elems[uint64](src), &dst.core, src)
+		scatter(elems[uint64](&dst.viewBase), elems[uint64](src), &dst.viewBase, src)
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func equalShapes(a, b []int64) bool {
 // overlaps reports whether the byte ranges the two views can reach
 // intersect, unless the views are the same elements in the same order
 // (copying a view onto itself is a no-op either way).
-func overlaps(a, b *core) bool {
+func overlaps(a, b *viewBase) bool {
 	ab, bb := a.buf.Bytes(), b.buf.Bytes()
 	if len(ab) == 0 || len(bb) == 0 {
 		return false
@@ -154,7 +155,7 @@ func overlaps(a, b *core) bool {
 
 // byteRange returns the bytes [lo, hi) of the buffer that hold the
 // elements the view can reach (its physical box).
-func (v *core) byteRange() (lo, hi int64) {
+func (v *viewBase) byteRange() (lo, hi int64) {
 	first, last := v.offset, v.offset
 	for k, n := range v.shape {
 		ext := (n - 1) * v.strides[k]
@@ -172,7 +173,7 @@ func (v *core) byteRange() (lo, hi int64) {
 
 // elems returns the whole buffer of v as a []E, E being the unsigned
 // integer type of v's width.
-func elems[E uint8 | uint16 | uint32 | uint64](v *core) []E {
+func elems[E uint8 | uint16 | uint32 | uint64](v *viewBase) []E {
 	b := v.buf.Bytes()
 	var z E
 	n := len(b) / int(unsafe.Sizeof(z))
@@ -184,7 +185,7 @@ func elems[E uint8 | uint16 | uint32 | uint64](v *core) []E {
 
 // gatherInto writes the view's elements in row-major order to dst, which
 // holds exactly v.size elements, with up to workers goroutines.
-func gatherInto(dst []byte, v *core, workers int) {
+func gatherInto(dst []byte, v *viewBase, workers int) {
 	if v.size == 0 {
 		return
 	}
@@ -206,13 +207,13 @@ func gatherInto(dst []byte, v *core, workers int) {
 	}
 	switch v.width {
 	case 1:
-		gather(as.MustSliceBytes[uint8](dst), elems[uint8](v), v)
+		gather(core.MustSliceBytes[uint8](dst), elems[uint8](v), v)
 	case 2:
-		gather(as.MustSliceBytes[uint16](dst), elems[uint16](v), v)
+		gather(core.MustSliceBytes[uint16](dst), elems[uint16](v), v)
 	case 4:
-		gather(as.MustSliceBytes[uint32](dst), elems[uint32](v), v)
+		gather(core.MustSliceBytes[uint32](dst), elems[uint32](v), v)
 	default:
-		gather(as.MustSliceBytes[uint64](dst), elems[uint64](v), v)
+		gather(core.MustSliceBytes[uint64](dst), elems[uint64](v), v)
 	}
 }
 
@@ -241,7 +242,7 @@ func coalesce(shape, strides, sh, st []int64) ([]int64, []int64) {
 
 // gather copies the view's elements from src (the whole buffer) to dst in
 // row-major order.
-func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *core) {
+func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	if v.maps != nil {
 		gatherMapped(dst, src, v)
 		return
@@ -531,7 +532,7 @@ func transpose8[E uint8 | uint16 | uint32 | uint64](dst, src []E, d, dLd, s, sLd
 // gatherMapped is gather for a view with remapped axes: the last axis is
 // read through a table of its element offsets, and each row's base address
 // is updated axis by axis.
-func gatherMapped[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *core) {
+func gatherMapped[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	nd := len(v.shape)
 	last := nd - 1
 	n := v.shape[last]
@@ -566,7 +567,7 @@ func gatherMapped[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *core) {
 }
 
 // lastAxisTable returns the element offsets p(j)·stride of the last axis.
-func (v *core) lastAxisTable() []int64 {
+func (v *viewBase) lastAxisTable() []int64 {
 	last := len(v.shape) - 1
 	s := v.strides[last]
 	tbl := make([]int64, v.shape[last])
@@ -581,7 +582,7 @@ func (v *core) lastAxisTable() []int64 {
 // row-major order: offset + Σ_{k<last} p_k(i_k)·stride[k], the address of
 // the row's physical index 0 on the last axis. The index slice is reused
 // between calls. It stops when f returns false.
-func (v *core) forRows(f func(outer []int64, base int64) bool) {
+func (v *viewBase) forRows(f func(outer []int64, base int64) bool) {
 	nd := len(v.shape)
 	outer := nd - 1
 	var idxA, conA [inlineDims]int64
@@ -622,7 +623,7 @@ func (v *core) forRows(f func(outer []int64, base int64) bool) {
 
 // scatter copies src's elements into the strided view dst of the same
 // shape, element by element in row-major order.
-func scatter[E uint8 | uint16 | uint32 | uint64](d, s []E, dst, src *core) {
+func scatter[E uint8 | uint16 | uint32 | uint64](d, s []E, dst, src *viewBase) {
 	nd := len(src.shape)
 	if nd == 0 {
 		d[dst.offset] = s[src.Offset()]

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // fill sets element p of the view's buffer to a value derived from p.
-func fill[T as.Value](v *View, conv func(int) T) {
+func fill[T arrowsparse.Value](v *View, conv func(int) T) {
 	d := Data[T](v)
 	for i := range d {
 		d[i] = conv(i)
@@ -25,8 +25,8 @@ func fill[T as.Value](v *View, conv func(int) T) {
 
 // checkCopy compares Copy with element-by-element reads for every layout
 // derived from a, for one element type.
-func checkCopy[T as.Value](t *testing.T, mem memory.Allocator, dt arrow.DataType, conv func(int) T) {
-	rng := rand.New(rand.NewPCG(7, uint64(as.ByteWidth(dt))))
+func checkCopy[T arrowsparse.Value](t *testing.T, mem memory.Allocator, dt arrow.DataType, conv func(int) T) {
+	rng := rand.New(rand.NewPCG(7, uint64(arrowsparse.ByteWidth(dt))))
 	for _, shape := range [][]int64{{37, 70}, {130, 129}, {3, 65, 33}, {2, 3, 4, 5}, {1, 300}, {300, 1}, {0, 4}} {
 		a, err := Alloc(mem, dt, shape)
 		require.NoError(t, err)

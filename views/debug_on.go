@@ -2,12 +2,12 @@
 
 package views
 
-import as "github.com/arrowsparse/arrowsparse"
+import "github.com/arrowsparse/arrowsparse"
 
 // debugAssert panics with msg if cond is false, in builds with the assert
 // tag only (as arrow-go's internal/debug does).
 func debugAssert(cond bool, msg string) {
 	if !cond {
-		panic(as.PanicError{Msg: msg})
+		panic(arrowsparse.PanicError{Msg: msg})
 	}
 }

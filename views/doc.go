@@ -48,7 +48,7 @@
 // *Remapped whose maps have all cancelled reports IsStrided and converts to
 // a *View with AsView.
 //
-// *Remapped implements as.Tensor but not as.Dense, whose contract is plain
+// *Remapped implements arrowsparse.Tensor but not arrowsparse.Dense, whose contract is plain
 // strided addressing: code that reads ElemOffset and ElemStrides cannot be
 // handed a remapped view by mistake. At, Set, All, Values, Locate, Offset,
 // Copy, CopyTo and ToDense honour the maps; plain strided views pay nothing

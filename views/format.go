@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // Formatted returns the view's elements as text in NumPy's nested-bracket
@@ -24,9 +24,9 @@ func Formatted[V Viewer](v V, elemFormat string) string {
 }
 
 // String returns Formatted(v, "%v").
-func (v *core) String() string { return v.format("%v") }
+func (v *viewBase) String() string { return v.format("%v") }
 
-func (v *core) format(elemFormat string) string {
+func (v *viewBase) format(elemFormat string) string {
 	var b strings.Builder
 	switch v.dtype.ID() {
 	case arrow.INT8:
@@ -55,7 +55,7 @@ func (v *core) format(elemFormat string) string {
 	return b.String()
 }
 
-func formatElems[T as.Value](b *strings.Builder, v *core, elemFormat string) {
+func formatElems[T arrowsparse.Value](b *strings.Builder, v *viewBase, elemFormat string) {
 	put := func(x T) {
 		if h, ok := any(x).(float16.Num); ok {
 			fmt.Fprintf(b, elemFormat, h.Float32())

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // FuzzSlice builds a view from arbitrary offset, shape and strides over a
@@ -39,7 +39,7 @@ func FuzzSlice(f *testing.F) {
 		}
 		buf := NewZeroedBuffer(mem, int64(bufLen)*4)
 		defer buf.Release()
-		d := as.MustSlice[int32](buf, int64(bufLen))
+		d := core.MustSlice[int32](buf, int64(bufLen))
 		for i := range d {
 			d[i] = int32(i)
 		}

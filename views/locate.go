@@ -16,7 +16,7 @@ import "slices"
 // broadcasts and tiles) the cost is O(ndim log ndim) plus a table search per
 // selected axis; self-overlapping strides made with New fall back to a
 // bounded search. The returned slice belongs to the caller.
-func (v *core) Locate(pos int64) ([]int64, bool) {
+func (v *viewBase) Locate(pos int64) ([]int64, bool) {
 	nd := len(v.shape)
 	if v.size == 0 {
 		return nil, false

@@ -7,7 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // The shared implementation of the view operations; api.go documents them.
@@ -16,7 +17,7 @@ import (
 // buffer, offset, read-only flag and, if the receiver has names, a names
 // slice of length ndim. The caller fills the shape, strides, names and maps
 // and calls finish.
-func (v *core) derive(ndim int, mapped bool) *core {
+func (v *viewBase) derive(ndim int, mapped bool) *viewBase {
 	out := alloc(ndim, v.names != nil, mapped)
 	out.refCount.Store(1)
 	out.dtype, out.width, out.buf = v.dtype, v.width, v.buf
@@ -28,8 +29,8 @@ func (v *core) derive(ndim int, mapped bool) *core {
 // finish completes a view under construction: it simplifies the axis maps,
 // normalises the strides of axes of length 1, sets the size and the
 // read-only flag, and retains the buffer and the index tables.
-func (out *core) finish() *core {
-	size, _ := as.NumElements(out.shape) // callers check shapes from outside
+func (out *viewBase) finish() *viewBase {
+	size, _ := arrowsparse.NumElements(out.shape) // callers check shapes from outside
 	out.size = size
 	if out.maps != nil {
 		strided := true
@@ -60,7 +61,7 @@ func (out *core) finish() *core {
 }
 
 // copyAxis copies axis k of v to axis j of out.
-func (out *core) copyAxis(j int, v *core, k int) {
+func (out *viewBase) copyAxis(j int, v *viewBase, k int) {
 	out.shape[j], out.strides[j] = v.shape[k], v.strides[k]
 	if out.names != nil {
 		out.names[j] = v.names[k]
@@ -71,7 +72,7 @@ func (out *core) copyAxis(j int, v *core, k int) {
 }
 
 // physAt returns the physical index of logical index i on axis k.
-func (v *core) physAt(k int, i int64) int64 {
+func (v *viewBase) physAt(k int, i int64) int64 {
 	if v.maps == nil || v.maps[k].plain() {
 		return i
 	}
@@ -81,7 +82,7 @@ func (v *core) physAt(k int, i int64) int64 {
 // axisArg resolves an axis argument in [-n, n) to [0, n).
 func axisArg(axis, n int, what string) (int, error) {
 	if axis < -n || axis >= n {
-		return 0, as.Errorf(as.ErrOutOfRange, "views: %s: axis %d is out of range for %d dimensions", what, axis, n)
+		return 0, core.Errorf(arrowsparse.ErrOutOfRange, "views: %s: axis %d is out of range for %d dimensions", what, axis, n)
 	}
 	if axis < 0 {
 		axis += n
@@ -90,13 +91,13 @@ func axisArg(axis, n int, what string) (int, error) {
 }
 
 // slice implements View.Slice and Remapped.Slice.
-func (v *core) slice(ranges []Range) (*core, error) {
+func (v *viewBase) slice(ranges []Range) (*viewBase, error) {
 	if len(ranges) > len(v.shape) {
-		return nil, as.Errorf(as.ErrShape, "views: %d ranges for %d dimensions", len(ranges), len(v.shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %d ranges for %d dimensions", len(ranges), len(v.shape))
 	}
 	for _, r := range ranges {
 		if r.Step == 0 {
-			return nil, as.Errorf(as.ErrOutOfRange, "views: slice step cannot be zero")
+			return nil, core.Errorf(arrowsparse.ErrOutOfRange, "views: slice step cannot be zero")
 		}
 	}
 	out := v.derive(len(v.shape), v.maps != nil)
@@ -133,14 +134,14 @@ func (m *axisMap) slice(start, step int64) {
 }
 
 // index implements View.Index and Remapped.Index.
-func (v *core) index(axis int, i int64) (*core, error) {
+func (v *viewBase) index(axis int, i int64) (*viewBase, error) {
 	axis, err := axisArg(axis, len(v.shape), "Index")
 	if err != nil {
 		return nil, err
 	}
 	n := v.shape[axis]
 	if i < -n || i >= n {
-		return nil, as.Errorf(as.ErrOutOfRange, "views: index %d is out of range for axis %d of length %d", i, axis, n)
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "views: index %d is out of range for axis %d of length %d", i, axis, n)
 	}
 	if i < 0 {
 		i += n
@@ -157,7 +158,7 @@ func (v *core) index(axis int, i int64) (*core, error) {
 }
 
 // transpose implements View.Transpose and Remapped.Transpose.
-func (v *core) transpose(perm []int) (*core, error) {
+func (v *viewBase) transpose(perm []int) (*viewBase, error) {
 	nd := len(v.shape)
 	if len(perm) == 0 {
 		return v.t(), nil
@@ -173,7 +174,7 @@ func (v *core) transpose(perm []int) (*core, error) {
 }
 
 // t implements View.T and Remapped.T.
-func (v *core) t() *core {
+func (v *viewBase) t() *viewBase {
 	nd := len(v.shape)
 	out := v.derive(nd, v.maps != nil)
 	for k := range nd {
@@ -183,7 +184,7 @@ func (v *core) t() *core {
 }
 
 // flip implements View.Flip and Remapped.Flip.
-func (v *core) flip(axis int) (*core, error) {
+func (v *viewBase) flip(axis int) (*viewBase, error) {
 	axis, err := axisArg(axis, len(v.shape), "Flip")
 	if err != nil {
 		return nil, err
@@ -204,7 +205,7 @@ func (v *core) flip(axis int) (*core, error) {
 }
 
 // expandDims implements View.ExpandDims and Remapped.ExpandDims.
-func (v *core) expandDims(axis int) (*core, error) {
+func (v *viewBase) expandDims(axis int) (*viewBase, error) {
 	nd := len(v.shape)
 	axis, err := axisArg(axis, nd+1, "ExpandDims")
 	if err != nil {
@@ -223,7 +224,7 @@ func (v *core) expandDims(axis int) (*core, error) {
 }
 
 // squeeze implements View.Squeeze and Remapped.Squeeze.
-func (v *core) squeeze(axes []int) (*core, error) {
+func (v *viewBase) squeeze(axes []int) (*viewBase, error) {
 	nd := len(v.shape)
 	var drop uint64 // bit k: drop axis k (ranks ≤ 64)
 	var dropBig []bool
@@ -258,10 +259,10 @@ func (v *core) squeeze(axes []int) (*core, error) {
 			return nil, err
 		}
 		if isDropped(k) {
-			return nil, as.Errorf(as.ErrShape, "views: Squeeze: axis %d is repeated", k)
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: Squeeze: axis %d is repeated", k)
 		}
 		if v.shape[k] != 1 {
-			return nil, as.Errorf(as.ErrShape, "views: Squeeze: axis %d has length %d, not 1", k, v.shape[k])
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: Squeeze: axis %d has length %d, not 1", k, v.shape[k])
 		}
 		mark(k)
 	}
@@ -275,14 +276,14 @@ func (v *core) squeeze(axes []int) (*core, error) {
 	return out.finish(), nil
 }
 
-func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
+func (v *viewBase) broadcast(shape []int64, tile bool) (*viewBase, error) {
 	nd, td := len(v.shape), len(shape)
 	what := "BroadcastTo"
 	if tile {
 		what = "Tile"
 	}
 	if td < nd {
-		return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast %d dimensions to %d", what, nd, td)
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %s: cannot broadcast %d dimensions to %d", what, nd, td)
 	}
 	if _, err := numElements(shape); err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func (v *core) broadcast(shape []int64, tile bool) (*core, error) {
 				mapped = true
 			}
 		default:
-			return nil, as.Errorf(as.ErrShape, "views: %s: cannot broadcast shape %v to %v: axis %d has length %d, want %d or 1", what, v.shape, cloneShape(shape), k, n, t)
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: %s: cannot broadcast shape %v to %v: axis %d has length %d, want %d or 1", what, v.shape, cloneShape(shape), k, n, t)
 		}
 	}
 	out := v.derive(td, mapped)
@@ -350,7 +351,7 @@ func (m *axisMap) wrap(n int64) {
 }
 
 // rotate implements View.Rotate and Remapped.Rotate.
-func (v *core) rotate(axis int, shift int64) (*core, error) {
+func (v *viewBase) rotate(axis int, shift int64) (*viewBase, error) {
 	axis, err := axisArg(axis, len(v.shape), "Rotate")
 	if err != nil {
 		return nil, err
@@ -373,7 +374,7 @@ func (v *core) rotate(axis int, shift int64) (*core, error) {
 }
 
 // selectIdx implements View.Select and Remapped.Select.
-func (v *core) selectIdx(axis int, indices []int64) (*core, error) {
+func (v *viewBase) selectIdx(axis int, indices []int64) (*viewBase, error) {
 	axis, err := axisArg(axis, len(v.shape), "Select")
 	if err != nil {
 		return nil, err
@@ -382,7 +383,7 @@ func (v *core) selectIdx(axis int, indices []int64) (*core, error) {
 	tab := make([]int64, len(indices))
 	for j, i := range indices {
 		if i < -n || i >= n {
-			return nil, as.Errorf(as.ErrOutOfRange, "views: Select: index %d (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
+			return nil, core.Errorf(arrowsparse.ErrOutOfRange, "views: Select: index %d (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
 		}
 		if i < 0 {
 			i += n
@@ -393,17 +394,17 @@ func (v *core) selectIdx(axis int, indices []int64) (*core, error) {
 }
 
 // selectArray implements View.SelectArray and Remapped.SelectArray.
-func (v *core) selectArray(axis int, indices arrow.Array) (*core, error) {
+func (v *viewBase) selectArray(axis int, indices arrow.Array) (*viewBase, error) {
 	axis, err := axisArg(axis, len(v.shape), "SelectArray")
 	if err != nil {
 		return nil, err
 	}
 	if indices.NullN() > 0 {
-		return nil, as.Errorf(as.ErrStructure, "views: SelectArray: the index array has %d nulls", indices.NullN())
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: SelectArray: the index array has %d nulls", indices.NullN())
 	}
 	n := v.shape[axis]
 	bad := func(j int, i any) error {
-		return as.Errorf(as.ErrOutOfRange, "views: SelectArray: index %v (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
+		return core.Errorf(arrowsparse.ErrOutOfRange, "views: SelectArray: index %v (entry %d) is out of range for axis %d of length %d", i, j, axis, n)
 	}
 	if a, ok := indices.(*array.Int64); ok {
 		vals := a.Int64Values()
@@ -435,7 +436,7 @@ func (v *core) selectArray(axis int, indices arrow.Array) (*core, error) {
 	case *array.Uint64:
 		conv = func(j int) (int64, bool) { x := a.Value(j); return int64(x), x <= uint64(n) }
 	default:
-		return nil, as.Errorf(as.ErrUnsupportedType, "views: SelectArray: indices of type %s, want an integer type", indices.DataType())
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "views: SelectArray: indices of type %s, want an integer type", indices.DataType())
 	}
 	for j := range tab {
 		i, ok := conv(j)
@@ -450,7 +451,7 @@ func (v *core) selectArray(axis int, indices arrow.Array) (*core, error) {
 // selectTable makes the selection view for checked, non-negative logical
 // indices tab on axis. hold owns tab when it is Arrow memory; owned reports
 // whether tab is a fresh Go slice that the view may keep and rewrite.
-func (v *core) selectTable(axis int, tab []int64, hold *memory.Buffer, owned bool) *core {
+func (v *viewBase) selectTable(axis int, tab []int64, hold *memory.Buffer, owned bool) *viewBase {
 	dup := hasDuplicates(tab)
 	s := v.strides[axis]
 	mapped := s != 0 && len(tab) > 1
@@ -512,14 +513,14 @@ func hasDuplicates(tab []int64) bool {
 }
 
 // asReadOnly implements View.AsReadOnly and Remapped.AsReadOnly.
-func (v *core) asReadOnly() *core {
+func (v *viewBase) asReadOnly() *viewBase {
 	out := v.clone()
 	out.readOnly = true
 	return out
 }
 
 // clone returns a new view of the same elements.
-func (v *core) clone() *core {
+func (v *viewBase) clone() *viewBase {
 	out := v.derive(len(v.shape), v.maps != nil)
 	for k := range v.shape {
 		out.copyAxis(k, v, k)
@@ -528,11 +529,11 @@ func (v *core) clone() *core {
 }
 
 // withDimNames implements View.WithDimNames and Remapped.WithDimNames.
-func (v *core) withDimNames(names []string) (*core, error) {
-	if err := as.CheckDimNames(names, len(v.shape)); err != nil {
+func (v *viewBase) withDimNames(names []string) (*viewBase, error) {
+	if err := core.CheckDimNames(names, len(v.shape)); err != nil {
 		return nil, err
 	}
-	names = as.CloneDimNames(names)
+	names = core.CloneDimNames(names)
 	out := alloc(len(v.shape), names != nil, v.maps != nil)
 	out.refCount.Store(1)
 	out.dtype, out.width, out.buf = v.dtype, v.width, v.buf
@@ -548,7 +549,7 @@ func (v *core) withDimNames(names []string) (*core, error) {
 // does not escape to the heap.
 func cloneShape[S ~[]E, E any](s S) S { return append(S(nil), s...) }
 
-// numElements is as.NumElements without letting shape escape: the shape of
+// numElements is arrowsparse.NumElements without letting shape escape: the shape of
 // a view is often a literal at the call site.
 func numElements(shape []int64) (int64, error) {
 	n := int64(1)
@@ -558,17 +559,17 @@ func numElements(shape []int64) (int64, error) {
 			ok = false
 			break
 		}
-		if n, ok = as.MulInt64(n, d); !ok {
+		if n, ok = core.MulInt64(n, d); !ok {
 			break
 		}
 	}
 	if ok {
 		return n, nil
 	}
-	return as.NumElements(cloneShape(shape))
+	return arrowsparse.NumElements(cloneShape(shape))
 }
 
-// checkPermutation is as.CheckPermutation without letting perm escape.
+// checkPermutation is core.CheckPermutation without letting perm escape.
 func checkPermutation(perm []int, n int) error {
 	if len(perm) == n && n <= 64 {
 		var seen uint64
@@ -584,5 +585,5 @@ func checkPermutation(perm []int, n int) error {
 			return nil
 		}
 	}
-	return as.CheckPermutation(cloneShape(perm), n, "views: Transpose permutation")
+	return core.CheckPermutation(cloneShape(perm), n, "views: Transpose permutation")
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // values returns the view's elements in row-major order.
@@ -36,61 +36,61 @@ func TestBadInputReturnsErrors(t *testing.T) {
 		run  func() error
 		want []error
 	}{
-		{"slice: more ranges than axes", func() error { _, err := a.Slice(Full(), Full(), Full()); return err }, []error{as.ErrShape, arrow.ErrInvalid}},
-		{"slice: zero step", func() error { _, err := a.Slice(Range{0, 2, 0}); return err }, []error{as.ErrOutOfRange, arrow.ErrIndex}},
-		{"index: out of range", func() error { _, err := a.Index(0, 2); return err }, []error{as.ErrOutOfRange, arrow.ErrIndex}},
+		{"slice: more ranges than axes", func() error { _, err := a.Slice(Full(), Full(), Full()); return err }, []error{arrowsparse.ErrShape, arrow.ErrInvalid}},
+		{"slice: zero step", func() error { _, err := a.Slice(Range{0, 2, 0}); return err }, []error{arrowsparse.ErrOutOfRange, arrow.ErrIndex}},
+		{"index: out of range", func() error { _, err := a.Index(0, 2); return err }, []error{arrowsparse.ErrOutOfRange, arrow.ErrIndex}},
 		{"index: negative out of range", func() error { _, err := a.Index(1, -4); return err }, []error{arrow.ErrIndex}},
 		{"index: bad axis", func() error { _, err := a.Index(2, 0); return err }, []error{arrow.ErrIndex}},
-		{"transpose: not a permutation", func() error { _, err := a.Transpose(0, 0); return err }, []error{as.ErrStructure, arrow.ErrInvalid}},
+		{"transpose: not a permutation", func() error { _, err := a.Transpose(0, 0); return err }, []error{arrowsparse.ErrStructure, arrow.ErrInvalid}},
 		{"transpose: rank mismatch", func() error { _, err := a.Transpose(0, 1, 2); return err }, []error{arrow.ErrInvalid}},
 		{"flip: bad axis", func() error { _, err := a.Flip(-3); return err }, []error{arrow.ErrIndex}},
 		{"expand dims: bad axis", func() error { _, err := a.ExpandDims(4); return err }, []error{arrow.ErrIndex}},
-		{"squeeze: axis of length 3", func() error { _, err := a.Squeeze(1); return err }, []error{as.ErrShape, arrow.ErrInvalid}},
-		{"broadcast: incompatible", func() error { _, err := a.BroadcastTo([]int64{2, 4}); return err }, []error{as.ErrShape, arrow.ErrInvalid}},
-		{"broadcast: fewer axes", func() error { _, err := a.BroadcastTo([]int64{3}); return err }, []error{as.ErrShape}},
-		{"broadcast: negative", func() error { _, err := a.BroadcastTo([]int64{-1, 2, 3}); return err }, []error{as.ErrShape}},
-		{"broadcast: overflow", func() error { _, err := a.BroadcastTo([]int64{math.MaxInt64, 2, 3}); return err }, []error{as.ErrOverflow, arrow.ErrInvalid}},
-		{"broadcast: tile needs Tile", func() error { _, err := a.BroadcastTo([]int64{4, 3}); return err }, []error{as.ErrShape}},
-		{"tile: not a multiple", func() error { _, err := a.Tile([]int64{3, 3}); return err }, []error{as.ErrShape}},
+		{"squeeze: axis of length 3", func() error { _, err := a.Squeeze(1); return err }, []error{arrowsparse.ErrShape, arrow.ErrInvalid}},
+		{"broadcast: incompatible", func() error { _, err := a.BroadcastTo([]int64{2, 4}); return err }, []error{arrowsparse.ErrShape, arrow.ErrInvalid}},
+		{"broadcast: fewer axes", func() error { _, err := a.BroadcastTo([]int64{3}); return err }, []error{arrowsparse.ErrShape}},
+		{"broadcast: negative", func() error { _, err := a.BroadcastTo([]int64{-1, 2, 3}); return err }, []error{arrowsparse.ErrShape}},
+		{"broadcast: overflow", func() error { _, err := a.BroadcastTo([]int64{math.MaxInt64, 2, 3}); return err }, []error{arrowsparse.ErrOverflow, arrow.ErrInvalid}},
+		{"broadcast: tile needs Tile", func() error { _, err := a.BroadcastTo([]int64{4, 3}); return err }, []error{arrowsparse.ErrShape}},
+		{"tile: not a multiple", func() error { _, err := a.Tile([]int64{3, 3}); return err }, []error{arrowsparse.ErrShape}},
 		{"rotate: bad axis", func() error { _, err := a.Rotate(5, 1); return err }, []error{arrow.ErrIndex}},
-		{"select: out of range", func() error { _, err := a.Select(1, []int64{0, 3}); return err }, []error{as.ErrOutOfRange, arrow.ErrIndex}},
-		{"reshape: element count", func() error { _, err := a.Reshape(4, 2); return err }, []error{as.ErrShape, arrow.ErrInvalid}},
-		{"reshape: two unknowns", func() error { _, err := a.Reshape(-1, -1); return err }, []error{as.ErrShape}},
+		{"select: out of range", func() error { _, err := a.Select(1, []int64{0, 3}); return err }, []error{arrowsparse.ErrOutOfRange, arrow.ErrIndex}},
+		{"reshape: element count", func() error { _, err := a.Reshape(4, 2); return err }, []error{arrowsparse.ErrShape, arrow.ErrInvalid}},
+		{"reshape: two unknowns", func() error { _, err := a.Reshape(-1, -1); return err }, []error{arrowsparse.ErrShape}},
 		{"reshape: needs a copy", func() error {
 			t := a.T()
 			defer t.Release()
 			_, err := t.Reshape(6)
 			return err
-		}, []error{as.ErrShape, arrow.ErrInvalid}},
-		{"write: read-only view", func() error { return Set(ro, 1.0, 0, 0) }, []error{as.ErrReadOnly, arrow.ErrInvalid}},
+		}, []error{arrowsparse.ErrShape, arrow.ErrInvalid}},
+		{"write: read-only view", func() error { return Set(ro, 1.0, 0, 0) }, []error{arrowsparse.ErrReadOnly, arrow.ErrInvalid}},
 		{"write: broadcast view", func() error {
 			b, err := a.BroadcastTo([]int64{2, 2, 3})
 			require.NoError(t, err)
 			defer b.Release()
 			return Set(b, 1.0, 0, 0, 0)
-		}, []error{as.ErrReadOnly}},
-		{"copy to: read-only", func() error { return a.CopyTo(ro) }, []error{as.ErrReadOnly}},
+		}, []error{arrowsparse.ErrReadOnly}},
+		{"copy to: read-only", func() error { return a.CopyTo(ro) }, []error{arrowsparse.ErrReadOnly}},
 		{"copy to: rank mismatch", func() error {
 			d := iota64(t, mem, 6)
 			defer d.Release()
 			return a.CopyTo(d)
-		}, []error{as.ErrShape}},
+		}, []error{arrowsparse.ErrShape}},
 		{"copy to: type mismatch", func() error {
 			d, err := Alloc(mem, arrow.PrimitiveTypes.Int64, []int64{2, 3})
 			require.NoError(t, err)
 			defer d.Release()
 			return a.CopyTo(d)
-		}, []error{as.ErrUnsupportedType, arrow.ErrType}},
-		{"new: buffer too small", func() error { _, err := New(f64, buf, 0, []int64{7}, []int64{1}); return err }, []error{as.ErrBufferSize, arrow.ErrInvalid}},
-		{"new: negative stride below the buffer", func() error { _, err := New(f64, buf, 1, []int64{3}, []int64{-1}); return err }, []error{as.ErrBufferSize}},
-		{"new: rank mismatch", func() error { _, err := New(f64, buf, 0, []int64{2, 3}, []int64{1}); return err }, []error{as.ErrShape}},
-		{"new: stride overflow", func() error { _, err := New(f64, buf, 0, []int64{3}, []int64{1 << 62}); return err }, []error{as.ErrOverflow}},
-		{"new: nil buffer", func() error { _, err := New(f64, nil, 0, nil, nil); return err }, []error{as.ErrBufferSize}},
+		}, []error{arrowsparse.ErrUnsupportedType, arrow.ErrType}},
+		{"new: buffer too small", func() error { _, err := New(f64, buf, 0, []int64{7}, []int64{1}); return err }, []error{arrowsparse.ErrBufferSize, arrow.ErrInvalid}},
+		{"new: negative stride below the buffer", func() error { _, err := New(f64, buf, 1, []int64{3}, []int64{-1}); return err }, []error{arrowsparse.ErrBufferSize}},
+		{"new: rank mismatch", func() error { _, err := New(f64, buf, 0, []int64{2, 3}, []int64{1}); return err }, []error{arrowsparse.ErrShape}},
+		{"new: stride overflow", func() error { _, err := New(f64, buf, 0, []int64{3}, []int64{1 << 62}); return err }, []error{arrowsparse.ErrOverflow}},
+		{"new: nil buffer", func() error { _, err := New(f64, nil, 0, nil, nil); return err }, []error{arrowsparse.ErrBufferSize}},
 		{"new: not a value type", func() error { _, err := New(arrow.FixedWidthTypes.Boolean, buf, 0, nil, nil); return err }, []error{arrow.ErrType}},
-		{"contiguous: too small", func() error { _, err := Contiguous(f64, buf, []int64{2, 4}); return err }, []error{as.ErrBufferSize}},
-		{"alloc: overflow", func() error { _, err := Alloc(mem, f64, []int64{1 << 61}); return err }, []error{as.ErrOverflow}},
-		{"as view: remapped", func() error { _, err := rot.AsView(); return err }, []error{as.ErrStructure, arrow.ErrInvalid}},
-		{"names: wrong count", func() error { _, err := a.WithDimNames("x"); return err }, []error{as.ErrShape}},
+		{"contiguous: too small", func() error { _, err := Contiguous(f64, buf, []int64{2, 4}); return err }, []error{arrowsparse.ErrBufferSize}},
+		{"alloc: overflow", func() error { _, err := Alloc(mem, f64, []int64{1 << 61}); return err }, []error{arrowsparse.ErrOverflow}},
+		{"as view: remapped", func() error { _, err := rot.AsView(); return err }, []error{arrowsparse.ErrStructure, arrow.ErrInvalid}},
+		{"names: wrong count", func() error { _, err := a.WithDimNames("x"); return err }, []error{arrowsparse.ErrShape}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
@@ -108,9 +108,9 @@ func TestElementAccessPanicsOutsideTheShape(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	a := iota64(t, mem, 2, 3)
 	defer a.Release()
-	assert.PanicsWithValue(t, as.PanicError{Msg: "views: index out of range"}, func() { At[float64](a, 2, 0) })
-	assert.PanicsWithValue(t, as.PanicError{Msg: "views: index out of range"}, func() { At[float64](a, 0, -1) })
-	assert.PanicsWithValue(t, as.PanicError{Msg: "views: index rank does not match the view's rank"}, func() { At[float64](a, 0) })
+	assert.PanicsWithValue(t, arrowsparse.PanicError{Msg: "views: index out of range"}, func() { At[float64](a, 2, 0) })
+	assert.PanicsWithValue(t, arrowsparse.PanicError{Msg: "views: index out of range"}, func() { At[float64](a, 0, -1) })
+	assert.PanicsWithValue(t, arrowsparse.PanicError{Msg: "views: index rank does not match the view's rank"}, func() { At[float64](a, 0) })
 	assert.Panics(t, func() { At[float32](a, 0, 0) })
 	assert.Panics(t, func() { Data[int64](a) })
 }
@@ -205,9 +205,9 @@ func TestSqueezeExpandDimsAndNames(t *testing.T) {
 	assert.Equal(t, []string{"one", "z"}, ix.DimNames())
 
 	_, err = a.Squeeze(0)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	_, err = a.Squeeze(1, -2)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 
 	c, err := tr.Copy(mem)
 	require.NoError(t, err)
@@ -253,7 +253,7 @@ func TestReshapeAsView(t *testing.T) {
 	assert.Equal(t, []int64{12, 6, 1}, split.ElemStrides())
 	assert.Equal(t, values(cols), values(split))
 	_, err = cols.Reshape(12)
-	require.ErrorIs(t, err, as.ErrShape)
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
 	cp, err := cols.ReshapeCopy(mem, 12)
 	require.NoError(t, err)
 	defer cp.Release()
@@ -282,7 +282,7 @@ func TestReshapeAsView(t *testing.T) {
 	require.NoError(t, err)
 	defer e.Release()
 	ee, err := e.Reshape(3, 0, -1)
-	require.ErrorIs(t, err, as.ErrShape) // -1 is ambiguous with a 0
+	require.ErrorIs(t, err, arrowsparse.ErrShape) // -1 is ambiguous with a 0
 	assert.Nil(t, ee)
 	ee, err = e.Reshape(0, 5)
 	require.NoError(t, err)
@@ -348,7 +348,7 @@ func TestRemappedOperations(t *testing.T) {
 	check(s, err, []float64{11, 8, 9, 10, 11, 8, 9, 10, 3, 0, 1, 2}, 3, 4)
 	ro := r.AsReadOnly()
 	assert.True(t, ro.ReadOnly())
-	require.ErrorIs(t, Set(ro, 1.0, 0, 0), as.ErrReadOnly)
+	require.ErrorIs(t, Set(ro, 1.0, 0, 0), arrowsparse.ErrReadOnly)
 	check(ro, nil, values(r), 3, 4)
 	s, err = r.WithDimNames("i", "j")
 	require.NoError(t, err)
@@ -361,7 +361,7 @@ func TestRemappedOperations(t *testing.T) {
 	require.NoError(t, Set(r, 7.0, 1, 0))
 
 	// the remapped view outlives its parent's reference
-	assert.Equal(t, as.FormatDense, r.Format())
+	assert.Equal(t, arrowsparse.FormatDense, r.Format())
 	d, err := r.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()

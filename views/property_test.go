@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // ref is the naive model of a view: its shape and its elements in
@@ -165,7 +166,7 @@ func (c *chain) randRange(n int64) Range {
 
 // step applies one random operation. It returns the new view and model, or
 // the old ones (with the new view nil) when the operation was refused.
-func (c *chain) step(v *core, r ref) (*core, ref) {
+func (c *chain) step(v *viewBase, r ref) (*viewBase, ref) {
 	nd := len(r.shape)
 	rng := c.rng
 	axis := func() int { return rng.IntN(max(nd, 1)) }
@@ -361,7 +362,7 @@ func (c *chain) step(v *core, r ref) (*core, ref) {
 				resolved[k] = refSize(r.shape) / refSize(resolved)
 			}
 		}
-		return &out.core, ref{shape: resolved, data: r.data}
+		return &out.viewBase, ref{shape: resolved, data: r.data}
 	default: // read-only, names
 		c.log = append(c.log, "AsReadOnly")
 		return v.asReadOnly(), r
@@ -398,7 +399,7 @@ func randomFactorisation(rng *rand.Rand, shape []int64) []int64 {
 }
 
 // check compares every element of v with the model.
-func (c *chain) check(v *core, r ref) {
+func (c *chain) check(v *viewBase, r ref) {
 	t := c.t
 	t.Helper()
 	msg := strings.Join(c.log, " → ")
@@ -455,7 +456,7 @@ func (c *chain) check(v *core, r ref) {
 	if v.readOnly {
 		if v.size > 0 {
 			zero := make([]int64, len(v.shape))
-			require.ErrorIs(t, Set(asRemapped(v), 0.0, zero...), as.ErrReadOnly)
+			require.ErrorIs(t, Set(asRemapped(v), 0.0, zero...), arrowsparse.ErrReadOnly)
 		}
 	}
 }
@@ -490,7 +491,7 @@ func TestPropertyRandomChains(t *testing.T) {
 
 // randomBase returns a view over a buffer whose element p holds float64(p):
 // contiguous, or with permuted, negative or padded strides.
-func (c *chain) randomBase() (*core, ref) {
+func (c *chain) randomBase() (*viewBase, ref) {
 	rng := c.rng
 	nd := rng.IntN(5)
 	shape := make([]int64, nd)
@@ -520,13 +521,13 @@ func (c *chain) randomBase() (*core, ref) {
 	total := s + offset + 3
 	buf := NewZeroedBuffer(c.mem, total*8)
 	defer buf.Release()
-	d := as.MustSlice[float64](buf, total)
+	d := core.MustSlice[float64](buf, total)
 	for i := range d {
 		d[i] = float64(i)
 	}
 	v, err := New(arrow.PrimitiveTypes.Float64, buf, offset, shape, strides)
 	require.NoError(c.t, err, "%v %v %d", shape, strides, offset)
-	return &v.core, build(shape, func(idx []int64) float64 {
+	return &v.viewBase, build(shape, func(idx []int64) float64 {
 		p := offset
 		for k, i := range idx {
 			p += i * strides[k]

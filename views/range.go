@@ -3,7 +3,8 @@ package views
 import (
 	"math"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // None marks an omitted Start or Stop of a Range, like an empty slot in
@@ -41,7 +42,7 @@ func Span(start, stop int64) Range { return Range{start, stop, 1} }
 func (r Range) Resolve(n int64) (start, step, length int64, err error) {
 	step = r.Step
 	if step == 0 {
-		return 0, 0, 0, as.Errorf(as.ErrOutOfRange, "views: slice step cannot be zero")
+		return 0, 0, 0, core.Errorf(arrowsparse.ErrOutOfRange, "views: slice step cannot be zero")
 	}
 	start = adjust(r.Start, n, step, true)
 	stop := adjust(r.Stop, n, step, false)

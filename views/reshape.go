@@ -3,7 +3,8 @@ package views
 import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Reshape returns a view of the same elements, in the same row-major order,
@@ -33,7 +34,7 @@ func (v *View) Reshape(shape ...int64) (*View, error) {
 		copy(out.strides, v.strides)
 		copy(out.names, v.names)
 	} else if v.size != 0 && !reshapeStrides(v.shape, v.strides, out.shape, out.strides) {
-		return nil, as.Errorf(as.ErrShape, "views: cannot reshape a view of shape %v and element strides %v to %v without copying; use ReshapeCopy", v.shape, v.strides, cloneShape(newShape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: cannot reshape a view of shape %v and element strides %v to %v without copying; use ReshapeCopy", v.shape, v.strides, cloneShape(newShape))
 	}
 	return asView(out.finish()), nil
 }
@@ -41,7 +42,7 @@ func (v *View) Reshape(shape ...int64) (*View, error) {
 // ReshapeCopy returns Copy(mem) with the given shape, which may contain one
 // -1 as for Reshape. The result is contiguous and writable, and must be
 // released by the caller.
-func (v *core) ReshapeCopy(mem memory.Allocator, shape ...int64) (*View, error) {
+func (v *viewBase) ReshapeCopy(mem memory.Allocator, shape ...int64) (*View, error) {
 	newShape, err := resolveShape(shape, v.size, v.shape)
 	if err != nil {
 		return nil, err
@@ -66,14 +67,14 @@ func resolveShape(shape []int64, size int64, old []int64) ([]int64, error) {
 			unknown = k
 			continue
 		case n < 0:
-			return nil, as.Errorf(as.ErrShape, "views: cannot reshape to %v: dimension %d is %d", cloneShape(shape), k, n)
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: cannot reshape to %v: dimension %d is %d", cloneShape(shape), k, n)
 		case n == 0:
 			zero = true
 		}
 		if !zero {
 			var ok bool
-			if known, ok = as.MulInt64(known, n); !ok {
-				return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v to %v: the element counts differ", old, cloneShape(shape))
+			if known, ok = core.MulInt64(known, n); !ok {
+				return nil, core.Errorf(arrowsparse.ErrShape, "views: cannot reshape %v to %v: the element counts differ", old, cloneShape(shape))
 			}
 		}
 	}
@@ -82,14 +83,14 @@ func resolveShape(shape []int64, size int64, old []int64) ([]int64, error) {
 	}
 	if unknown >= 0 {
 		if known == 0 || size%known != 0 {
-			return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v", old, size, cloneShape(shape))
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: cannot reshape %v (%d elements) to %v", old, size, cloneShape(shape))
 		}
 		out := append([]int64(nil), shape...)
 		out[unknown] = size / known
 		return out, nil
 	}
 	if known != size {
-		return nil, as.Errorf(as.ErrShape, "views: cannot reshape %v (%d elements) to %v (%d elements)", old, size, cloneShape(shape), known)
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: cannot reshape %v (%d elements) to %v (%d elements)", old, size, cloneShape(shape), known)
 	}
 	return shape, nil
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // iota64 returns a writable contiguous float64 view of the given shape whose
@@ -43,7 +44,7 @@ func TestSeed000StridedStorage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			buf := NewZeroedBuffer(mem, 6*8)
 			defer buf.Release()
-			copy(as.MustSlice[float64](buf, 6), tc.memory)
+			copy(core.MustSlice[float64](buf, 6), tc.memory)
 			v, err := New(arrow.PrimitiveTypes.Float64, buf, tc.offset, []int64{2, 3}, tc.strides)
 			require.NoError(t, err)
 			defer v.Release()
@@ -181,7 +182,7 @@ func TestSeed002IndexAlgebra(t *testing.T) {
 	assert.Equal(t, "[[0.000 1.000 2.000]\n [3.000 4.000 5.000]\n [6.000 7.000 8.000]\n"+
 		" [0.000 1.000 2.000]\n [3.000 4.000 5.000]\n [6.000 7.000 8.000]]", Formatted(bc, "%.3f"))
 	assert.True(t, bc.ReadOnly())
-	require.ErrorIs(t, Set(bc, 1.0, 0, 0), as.ErrReadOnly)
+	require.ErrorIs(t, Set(bc, 1.0, 0, 0), arrowsparse.ErrReadOnly)
 
 	rot, err := a.Rotate(1, 1) // rotate [0 1]
 	require.NoError(t, err)

@@ -7,7 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // inlineDims is the rank up to which a view's shape, strides, dim names and
@@ -22,8 +23,8 @@ const inlineDims = 8
 //
 // of the buffer, counted in elements of the view's data type (not bytes).
 // Strides are signed; a stride of 0 on an axis longer than 1 repeats data
-// (a broadcast), and such a view is read-only. *View implements as.Dense.
-type View struct{ core }
+// (a broadcast), and such a view is read-only. *View implements arrowsparse.Dense.
+type View struct{ viewBase }
 
 // Remapped is a dense view over an Arrow buffer in which some axes are
 // remapped: made by Rotate, Tile or Select, which plain strides cannot
@@ -34,14 +35,14 @@ type View struct{ core }
 // of the buffer, counted in elements, where p_k is the index map of axis k
 // (the identity on plain axes; see the package doc, # Remapped axes).
 //
-// *Remapped implements as.Tensor but not as.Dense, so that code which
+// *Remapped implements arrowsparse.Tensor but not arrowsparse.Dense, so that code which
 // addresses memory with ElemOffset and ElemStrides cannot be handed one by
 // mistake. Copy and ToDense materialise it; AsView returns it as a *View
 // when its remapping has cancelled out.
-type Remapped struct{ core }
+type Remapped struct{ viewBase }
 
-// core is the state shared by View and Remapped.
-type core struct {
+// viewBase is the state shared by View and Remapped.
+type viewBase struct {
 	refCount atomic.Int64
 	dtype    arrow.DataType
 	width    int64 // bytes per element
@@ -56,24 +57,24 @@ type core struct {
 }
 
 var (
-	_ as.Tensor = (*View)(nil)
-	_ as.Dense  = (*View)(nil)
-	_ as.Tensor = (*Remapped)(nil)
+	_ arrowsparse.Tensor = (*View)(nil)
+	_ arrowsparse.Dense  = (*View)(nil)
+	_ arrowsparse.Tensor = (*Remapped)(nil)
 )
 
-// asView returns c, which must be the core of an allocation made by alloc
-// and have no remapped axis, as a *View. View is struct{ core }, so the
+// asView returns c, which must be the viewBase of an allocation made by alloc
+// and have no remapped axis, as a *View. View is struct{ viewBase }, so the
 // conversion is between types of the same layout.
-func asView(c *core) *View {
+func asView(c *viewBase) *View {
 	if c == nil {
 		return nil
 	}
-	debugAssert(c.maps == nil, "views: a remapped core converted to *View")
+	debugAssert(c.maps == nil, "views: a remapped viewBase converted to *View")
 	return (*View)(unsafe.Pointer(c))
 }
 
 // asRemapped returns c as a *Remapped (see asView).
-func asRemapped(c *core) *Remapped {
+func asRemapped(c *viewBase) *Remapped {
 	if c == nil {
 		return nil
 	}
@@ -82,7 +83,7 @@ func asRemapped(c *core) *Remapped {
 
 // viewAlloc lets a strided view of rank ≤ inlineDims take one allocation.
 type viewAlloc struct {
-	core
+	viewBase
 	dims  [2 * inlineDims]int64
 	names [inlineDims]string
 }
@@ -94,15 +95,15 @@ type mappedAlloc struct {
 	maps [inlineDims]axisMap
 }
 
-// alloc returns a zero core whose shape and strides slices have length ndim
+// alloc returns a zero viewBase whose shape and strides slices have length ndim
 // and, if named, whose names slice has length ndim, and if mapped, whose
 // maps slice has length ndim. It allocates once for ndim ≤ inlineDims.
-func alloc(ndim int, named, mapped bool) *core {
+func alloc(ndim int, named, mapped bool) *viewBase {
 	if ndim <= inlineDims {
 		var a *viewAlloc
 		if mapped {
 			m := new(mappedAlloc)
-			m.core.maps = m.maps[:ndim:ndim]
+			m.viewBase.maps = m.maps[:ndim:ndim]
 			a = &m.viewAlloc
 		} else {
 			a = new(viewAlloc)
@@ -110,11 +111,11 @@ func alloc(ndim int, named, mapped bool) *core {
 		a.shape = a.dims[:ndim:ndim]
 		a.strides = a.dims[inlineDims : inlineDims+ndim : inlineDims+ndim]
 		if named {
-			a.core.names = a.names[:ndim:ndim]
+			a.viewBase.names = a.names[:ndim:ndim]
 		}
-		return &a.core
+		return &a.viewBase
 	}
-	v := new(core)
+	v := new(viewBase)
 	d := make([]int64, 2*ndim)
 	v.shape, v.strides = d[:ndim:ndim], d[ndim:]
 	if named {
@@ -141,12 +142,12 @@ func alloc(ndim int, named, mapped bool) *core {
 // view must be released by the caller.
 func New(dt arrow.DataType, buf *memory.Buffer, elemOffset int64, shape, elemStrides []int64) (*View, error) {
 	if buf == nil {
-		if err := as.CheckValueType(dt); err != nil {
+		if err := core.CheckValueType(dt); err != nil {
 			return nil, err
 		}
-		return nil, as.Errorf(as.ErrBufferSize, "views: nil buffer")
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: nil buffer")
 	}
-	w := int64(as.ByteWidth(dt))
+	w := int64(arrowsparse.ByteWidth(dt))
 	hi := int64(0)
 	if w > 0 {
 		hi = int64(buf.Len()) / w
@@ -157,18 +158,18 @@ func New(dt arrow.DataType, buf *memory.Buffer, elemOffset int64, shape, elemStr
 // newChecked is New with the reachable elements confined to [lo, hi) of
 // buf, counted in elements.
 func newChecked(dt arrow.DataType, buf *memory.Buffer, lo, hi, elemOffset int64, shape, elemStrides []int64) (*View, error) {
-	if err := as.CheckValueType(dt); err != nil {
+	if err := core.CheckValueType(dt); err != nil {
 		return nil, err
 	}
 	if len(elemStrides) != len(shape) {
-		return nil, as.Errorf(as.ErrShape, "views: %d strides for %d dimensions", len(elemStrides), len(shape))
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %d strides for %d dimensions", len(elemStrides), len(shape))
 	}
 	if buf == nil {
-		return nil, as.Errorf(as.ErrBufferSize, "views: nil buffer")
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: nil buffer")
 	}
-	w := int64(as.ByteWidth(dt))
-	if !as.Aligned(buf, int(w)) {
-		return nil, as.Errorf(as.ErrAlignment, "views: buffer address is not a multiple of the %s width %d", dt, w)
+	w := int64(arrowsparse.ByteWidth(dt))
+	if !core.Aligned(buf, int(w)) {
+		return nil, core.Errorf(arrowsparse.ErrAlignment, "views: buffer address is not a multiple of the %s width %d", dt, w)
 	}
 	size, err := numElements(shape)
 	if err != nil {
@@ -187,10 +188,10 @@ func newChecked(dt arrow.DataType, buf *memory.Buffer, lo, hi, elemOffset int64,
 }
 
 // init sets the fields every constructor sets, and retains buf.
-func (v *core) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
+func (v *viewBase) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
 	v.refCount.Store(1)
 	v.dtype = dt
-	v.width = int64(as.ByteWidth(dt))
+	v.width = int64(arrowsparse.ByteWidth(dt))
 	buf.Retain()
 	v.buf = buf
 	v.offset = offset
@@ -200,7 +201,7 @@ func (v *core) init(dt arrow.DataType, buf *memory.Buffer, offset, size int64) {
 // Contiguous returns a writable row-major view of the first product(shape)
 // elements of buf. The returned view must be released by the caller.
 func Contiguous(dt arrow.DataType, buf *memory.Buffer, shape []int64) (*View, error) {
-	st, err := as.RowMajorStrides(shape)
+	st, err := arrowsparse.RowMajorStrides(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -210,17 +211,17 @@ func Contiguous(dt arrow.DataType, buf *memory.Buffer, shape []int64) (*View, er
 // Alloc returns a writable row-major view of a new zeroed buffer from mem.
 // The returned view must be released by the caller.
 func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error) {
-	if err := as.CheckValueType(dt); err != nil {
+	if err := core.CheckValueType(dt); err != nil {
 		return nil, err
 	}
-	n, err := as.NumElements(shape)
+	n, err := arrowsparse.NumElements(shape)
 	if err != nil {
 		return nil, err
 	}
-	w := int64(as.ByteWidth(dt))
-	nbytes, ok := as.MulInt64(n, w)
+	w := int64(arrowsparse.ByteWidth(dt))
+	nbytes, ok := core.MulInt64(n, w)
 	if !ok || nbytes > maxBufferBytes {
-		return nil, as.Errorf(as.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
 	}
 	buf := NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()
@@ -247,31 +248,31 @@ func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 // shape and element strides lies in [lo, hi), without overflow.
 func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
 	if offset < lo {
-		return as.Errorf(as.ErrOutOfRange, "views: element offset %d is before the first element %d", offset, lo)
+		return core.Errorf(arrowsparse.ErrOutOfRange, "views: element offset %d is before the first element %d", offset, lo)
 	}
 	if size == 0 {
 		if offset > hi {
-			return as.Errorf(as.ErrBufferSize, "views: element offset %d is past the end of a %d-element buffer", offset, hi)
+			return core.Errorf(arrowsparse.ErrBufferSize, "views: element offset %d is past the end of a %d-element buffer", offset, hi)
 		}
 		return nil
 	}
 	first, last := offset, offset
 	for k, n := range shape {
-		ext, ok := as.MulInt64(n-1, strides[k])
+		ext, ok := core.MulInt64(n-1, strides[k])
 		if !ok {
-			return as.Errorf(as.ErrOverflow, "views: stride %d × extent %d of axis %d overflows int64", strides[k], n-1, k)
+			return core.Errorf(arrowsparse.ErrOverflow, "views: stride %d × extent %d of axis %d overflows int64", strides[k], n-1, k)
 		}
 		if ext < 0 {
-			first, ok = as.AddInt64(first, ext)
+			first, ok = core.AddInt64(first, ext)
 		} else {
-			last, ok = as.AddInt64(last, ext)
+			last, ok = core.AddInt64(last, ext)
 		}
 		if !ok {
-			return as.Errorf(as.ErrOverflow, "views: addresses of shape %v, element strides %v, offset %d overflow int64", cloneShape(shape), cloneShape(strides), offset)
+			return core.Errorf(arrowsparse.ErrOverflow, "views: addresses of shape %v, element strides %v, offset %d overflow int64", cloneShape(shape), cloneShape(strides), offset)
 		}
 	}
 	if first < lo || last >= hi {
-		return as.Errorf(as.ErrBufferSize, "views: shape %v, element strides %v and offset %d reach elements %d..%d, outside the buffer's elements %d..%d", cloneShape(shape), cloneShape(strides), offset, first, last, lo, hi-1)
+		return core.Errorf(arrowsparse.ErrBufferSize, "views: shape %v, element strides %v and offset %d reach elements %d..%d, outside the buffer's elements %d..%d", cloneShape(shape), cloneShape(strides), offset, first, last, lo, hi-1)
 	}
 	return nil
 }
@@ -301,7 +302,7 @@ func normaliseUnitStrides(shape, strides []int64) {
 		switch {
 		case empty:
 			strides[k] = s
-			if t, ok := as.MulInt64(s, max(shape[k], 1)); ok {
+			if t, ok := core.MulInt64(s, max(shape[k], 1)); ok {
 				s = t
 			}
 		case shape[k] == 1:
@@ -343,13 +344,13 @@ func abs(x int64) int64 {
 
 // Retain increases the reference count by 1.
 // Retain may be called simultaneously from multiple goroutines.
-func (v *core) Retain() { v.refCount.Add(1) }
+func (v *viewBase) Retain() { v.refCount.Add(1) }
 
 // Release decreases the reference count by 1.
 // When the reference count goes to zero, the view releases its buffer and
 // any index tables it holds.
 // Release may be called simultaneously from multiple goroutines.
-func (v *core) Release() {
+func (v *viewBase) Release() {
 	n := v.refCount.Add(-1)
 	debugAssert(n >= 0, "views: too many releases")
 	if n == 0 {
@@ -364,30 +365,30 @@ func (v *core) Release() {
 	}
 }
 
-// Format returns as.FormatDense.
-func (v *core) Format() as.Format { return as.FormatDense }
+// Format returns arrowsparse.FormatDense.
+func (v *viewBase) Format() arrowsparse.Format { return arrowsparse.FormatDense }
 
 // DataType returns the Arrow type of the elements.
-func (v *core) DataType() arrow.DataType { return v.dtype }
+func (v *viewBase) DataType() arrow.DataType { return v.dtype }
 
 // Shape returns a copy of the shape.
-func (v *core) Shape() []int64 { return append([]int64(nil), v.shape...) }
+func (v *viewBase) Shape() []int64 { return append([]int64(nil), v.shape...) }
 
 // Dim returns the length of axis k. It panics if k is not an axis.
-func (v *core) Dim(k int) int64 { return v.shape[k] }
+func (v *viewBase) Dim(k int) int64 { return v.shape[k] }
 
 // NumDims returns the number of dimensions.
-func (v *core) NumDims() int { return len(v.shape) }
+func (v *viewBase) NumDims() int { return len(v.shape) }
 
 // DimNames returns a copy of the dimension names, or nil if there are none.
-func (v *core) DimNames() []string { return as.CloneDimNames(v.names) }
+func (v *viewBase) DimNames() []string { return core.CloneDimNames(v.names) }
 
 // NNZ returns the number of elements: every element of a dense view is
 // stored.
-func (v *core) NNZ() int64 { return v.size }
+func (v *viewBase) NNZ() int64 { return v.size }
 
 // Len returns the number of elements.
-func (v *core) Len() int64 { return v.size }
+func (v *viewBase) Len() int64 { return v.size }
 
 // Buffer returns the backing buffer. It shares memory with the view: the view
 // must outlive it, or the buffer must be retained.
@@ -419,7 +420,7 @@ func (v *View) ByteStrides() []int64 {
 // indices reach one element (broadcasts, tiles, selections with a repeated
 // index), views made read-only with AsReadOnly, and every view derived from
 // a read-only view.
-func (v *core) ReadOnly() bool { return v.readOnly }
+func (v *viewBase) ReadOnly() bool { return v.readOnly }
 
 // IsCContiguous reports whether the view's elements fill a
 // block of memory in row-major order with no gaps: the stride of each axis
@@ -465,14 +466,14 @@ func (v *View) IsFContiguous() bool {
 // in elements (not bytes): offset + Σ idx[k]·strides[k] for a *View, with
 // each axis's index map applied to idx[k] first for a *Remapped.
 // It panics if idx has the wrong length or an entry outside the shape.
-func (v *core) Offset(idx ...int64) int64 {
+func (v *viewBase) Offset(idx ...int64) int64 {
 	if len(idx) != len(v.shape) {
-		panic(as.PanicError{Msg: "views: index rank does not match the view's rank"})
+		panic(arrowsparse.PanicError{Msg: "views: index rank does not match the view's rank"})
 	}
 	off := v.offset
 	for k, i := range idx {
 		if uint64(i) >= uint64(v.shape[k]) {
-			panic(as.PanicError{Msg: "views: index out of range"})
+			panic(arrowsparse.PanicError{Msg: "views: index out of range"})
 		}
 		if v.maps != nil && !v.maps[k].plain() {
 			i = v.maps[k].phys(i)

@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Seed 000: the 2×3 array 1..6 with strides (-1,-2) at offset 5 is stored
@@ -19,7 +20,7 @@ func TestSeed000NegativeStrides(t *testing.T) {
 
 	buf := NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
-	copy(as.MustSlice[float64](buf, 6), []float64{6, 3, 5, 2, 4, 1})
+	copy(core.MustSlice[float64](buf, 6), []float64{6, 3, 5, 2, 4, 1})
 
 	v, err := New(arrow.PrimitiveTypes.Float64, buf, 5, []int64{2, 3}, []int64{-1, -2})
 	require.NoError(t, err)
@@ -46,11 +47,11 @@ func TestNewRejectsOutOfBounds(t *testing.T) {
 	_, err := New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{2, 4}, []int64{3, 1})
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	_, err = New(arrow.PrimitiveTypes.Float64, buf, 4, []int64{2, 3}, []int64{-1, -2})
-	require.ErrorIs(t, err, as.ErrBufferSize)
+	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 	_, err = New(arrow.PrimitiveTypes.Float64, buf, -1, []int64{1}, []int64{1})
 	require.ErrorIs(t, err, arrow.ErrIndex)
 	_, err = New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{3, 1 << 62}, []int64{1 << 62, 4})
-	require.ErrorIs(t, err, as.ErrOverflow)
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	_, err = New(arrow.BinaryTypes.String, buf, 0, []int64{1}, []int64{1})
 	require.ErrorIs(t, err, arrow.ErrType)
 }

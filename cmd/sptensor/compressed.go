@@ -6,15 +6,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // compressedIndexType returns the indices type of a CSR, CSC, GCS or CSF
 // tensor, or nil.
-func compressedIndexType(t as.Tensor) arrow.DataType {
+func compressedIndexType(t arrowsparse.Tensor) arrow.DataType {
 	switch x := t.(type) {
 	case *csf.Tensor:
 		return x.IndicesType(0)
@@ -28,7 +29,7 @@ func compressedIndexType(t as.Tensor) arrow.DataType {
 
 // compressedIndptrType returns the indptr type of a CSR, CSC, GCS or CSF
 // tensor, or nil.
-func compressedIndptrType(t as.Tensor) arrow.DataType {
+func compressedIndptrType(t arrowsparse.Tensor) arrow.DataType {
 	switch x := t.(type) {
 	case *csf.Tensor:
 		return x.IndptrType(0)
@@ -42,7 +43,7 @@ func compressedIndptrType(t as.Tensor) arrow.DataType {
 
 // compressedToCOO converts a CSR, CSC, GCS or CSF tensor to canonical COO
 // with (if it can hold every coordinate) the index type it.
-func compressedToCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (*coo.Tensor, error) {
+func compressedToCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (*coo.Tensor, error) {
 	var c *coo.Tensor
 	var err error
 	switch x := t.(type) {
@@ -65,10 +66,10 @@ func compressedToCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (*coo
 // fit returns dt if it holds every value in 0..need, else the narrowest
 // signed type that does.
 func fit(dt arrow.DataType, need int64) arrow.DataType {
-	if dt != nil && as.IndexMax(dt) >= need {
+	if dt != nil && arrowsparse.IndexMax(dt) >= need {
 		return dt
 	}
-	return as.SmallestIndexType(need)
+	return arrowsparse.SmallestIndexType(need)
 }
 
 // indexTypes picks the indices and indptr types of a compressed result
@@ -77,7 +78,7 @@ func fit(dt arrow.DataType, need int64) arrow.DataType {
 // sets both, unless --indptr-type is given too. Otherwise the source's
 // types are kept when they fit and widened when they do not; a dense source
 // gets int64, as in Arrow C++.
-func indexTypes(src as.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt arrow.DataType) {
+func indexTypes(src arrowsparse.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt arrow.DataType) {
 	if o.indexType != nil {
 		it = o.indexType
 		pt = o.indptrType
@@ -90,7 +91,7 @@ func indexTypes(src as.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt a
 	pt = o.indptrType
 	if pt == nil {
 		pt = compressedIndptrType(src)
-		if pt == nil || as.IndexMax(pt) < needPtr {
+		if pt == nil || arrowsparse.IndexMax(pt) < needPtr {
 			pt = fit(it, needPtr)
 		}
 	}
@@ -101,7 +102,7 @@ func indexTypes(src as.Tensor, o *convertOpts, needIdx, needPtr int64) (it, pt a
 // larger than the limit on materialised results: a hypersparse shape can
 // ask for far more memory than the input holds.
 func checkIndptrSize(lanes int64, pt arrow.DataType) error {
-	w := int64(as.ByteWidth(pt))
+	w := int64(arrowsparse.ByteWidth(pt))
 	if lanes >= maxDenseBytes/w {
 		return fmt.Errorf("the result's indptr array would take %d entries of %d bytes, more than the limit of %d bytes", lanes+1, w, int64(maxDenseBytes))
 	}
@@ -109,7 +110,7 @@ func checkIndptrSize(lanes int64, pt arrow.DataType) error {
 }
 
 // convertCompressed converts t to CSR, CSC, CSF or GCS, through COO.
-func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertOpts) (as.Tensor, error) {
+func convertCompressed(mem memory.Allocator, t arrowsparse.Tensor, to string, o *convertOpts) (arrowsparse.Tensor, error) {
 	c, err := toCOO(mem, t, nil)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertO
 		return toCSF(mem, t, x, o)
 	case "csr", "csc":
 		if x.NumDims() != 2 {
-			return nil, as.Errorf(as.ErrShape, "a %s matrix needs 2 dimensions, not %d; --to gcs stores N-d tensors in CSR/CSC form", to, x.NumDims())
+			return nil, core.Errorf(arrowsparse.ErrShape, "a %s matrix needs 2 dimensions, not %d; --to gcs stores N-d tensors in CSR/CSC form", to, x.NumDims())
 		}
 		shape := x.Shape()
 		axis, lanes, minor := gcs.Rows, shape[0], shape[1]
@@ -139,10 +140,10 @@ func convertCompressed(mem memory.Allocator, t as.Tensor, to string, o *convertO
 	return nil, fmt.Errorf("conversion to %s is not available", to)
 }
 
-func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (as.Tensor, error) {
+func toCSF(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *convertOpts) (arrowsparse.Tensor, error) {
 	nd := x.NumDims()
 	if nd < 2 {
-		return nil, as.Errorf(as.ErrShape, "a CSF tensor needs at least 2 dimensions, not %d", nd)
+		return nil, core.Errorf(arrowsparse.ErrShape, "a CSF tensor needs at least 2 dimensions, not %d", nd)
 	}
 	order := o.axisOrder
 	if order == nil {
@@ -151,7 +152,7 @@ func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (
 		}
 	}
 	if order != nil {
-		if err := as.CheckPermutation(order, nd, "--axis-order"); err != nil {
+		if err := core.CheckPermutation(order, nd, "--axis-order"); err != nil {
 			return nil, err
 		}
 	}
@@ -174,7 +175,7 @@ func toCSF(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (
 // --partitioning, else the source's (a GCS source also keeps its storage
 // axis), else the identity with every dimension but the last as a row
 // dimension.
-func toGCS(mem memory.Allocator, src as.Tensor, x *coo.Tensor, o *convertOpts) (as.Tensor, error) {
+func toGCS(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *convertOpts) (arrowsparse.Tensor, error) {
 	nd := x.NumDims()
 	dims, p := o.dimensions, -1
 	if o.partitioning != nil {

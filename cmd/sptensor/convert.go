@@ -12,8 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -63,7 +64,7 @@ func parseConvert(args []string) (*convertOpts, string, string, error) {
 	}{{"index-type", &o.indexType}, {"indptr-type", &o.indptrType}} {
 		if v, ok := flags[f.name]; ok {
 			dt := describe.TypeByName(v)
-			if dt == nil || !as.IsIndexType(dt) {
+			if dt == nil || !arrowsparse.IsIndexType(dt) {
 				return nil, "", "", usagef("--%s %q: expected int8, int16, int32, int64, uint8, uint16 or uint32", f.name, v)
 			}
 			*f.dst = dt
@@ -137,7 +138,7 @@ func cmdConvert(args []string) error {
 
 // writeOut writes t's message to path ("-": standard output), through a
 // temporary file renamed into place, so that OUT may be IN.
-func writeOut(path string, t as.Tensor) error {
+func writeOut(path string, t arrowsparse.Tensor) error {
 	if path == "-" {
 		_, err := ipc.WriteTensor(os.Stdout, t)
 		return err
@@ -160,8 +161,8 @@ func writeOut(path string, t as.Tensor) error {
 }
 
 // formatOf returns the --to name of a tensor's format.
-func formatOf(t as.Tensor) string {
-	if t.Format() == as.FormatDense {
+func formatOf(t arrowsparse.Tensor) string {
+	if t.Format() == arrowsparse.FormatDense {
 		return "tensor"
 	}
 	return strings.ToLower(t.Format().String())
@@ -169,7 +170,7 @@ func formatOf(t as.Tensor) string {
 
 // convert returns t converted as the options ask. The result must be
 // released by the caller.
-func convert(mem memory.Allocator, t as.Tensor, o *convertOpts) (as.Tensor, error) {
+func convert(mem memory.Allocator, t arrowsparse.Tensor, o *convertOpts) (arrowsparse.Tensor, error) {
 	if !o.changes() {
 		t.Retain()
 		return t, nil
@@ -188,16 +189,16 @@ func convert(mem memory.Allocator, t as.Tensor, o *convertOpts) (as.Tensor, erro
 }
 
 // toDense materialises t as a row-major dense view.
-func toDense(mem memory.Allocator, t as.Tensor) (as.Tensor, error) {
-	if t.Format() == as.FormatDense {
+func toDense(mem memory.Allocator, t arrowsparse.Tensor) (arrowsparse.Tensor, error) {
+	if t.Format() == arrowsparse.FormatDense {
 		t.Retain()
 		return t, nil
 	}
-	n, err := as.NumElements(t.Shape())
+	n, err := arrowsparse.NumElements(t.Shape())
 	if err != nil {
 		return nil, err
 	}
-	if w := int64(as.ByteWidth(t.DataType())); n > maxDenseBytes/w {
+	if w := int64(arrowsparse.ByteWidth(t.DataType())); n > maxDenseBytes/w {
 		return nil, fmt.Errorf("the dense tensor would take %d elements of %d bytes, more than the limit of %d bytes", n, w, int64(maxDenseBytes))
 	}
 	d, err := t.ToDense(mem)
@@ -208,7 +209,7 @@ func toDense(mem memory.Allocator, t as.Tensor) (as.Tensor, error) {
 }
 
 // sourceIndexType returns the index type of a sparse tensor, or nil.
-func sourceIndexType(t as.Tensor) arrow.DataType {
+func sourceIndexType(t arrowsparse.Tensor) arrow.DataType {
 	if x, ok := t.(*coo.Tensor); ok {
 		return x.IndexType()
 	}
@@ -219,7 +220,7 @@ func sourceIndexType(t as.Tensor) arrow.DataType {
 // given, else the source's index type when it can hold every coordinate
 // and count of the result, else the narrowest signed type that can (int64
 // for dense sources, as Arrow C++ does).
-func defaultIndexType(t as.Tensor, want arrow.DataType) arrow.DataType {
+func defaultIndexType(t arrowsparse.Tensor, want arrow.DataType) arrow.DataType {
 	if want != nil {
 		return want
 	}
@@ -231,16 +232,16 @@ func defaultIndexType(t as.Tensor, want arrow.DataType) arrow.DataType {
 	for _, d := range t.Shape() {
 		need = max(need, d)
 	}
-	if as.IndexMax(src) >= need {
+	if arrowsparse.IndexMax(src) >= need {
 		return src
 	}
-	return as.SmallestIndexType(need)
+	return arrowsparse.SmallestIndexType(need)
 }
 
 // toCOO converts t to COO with the given index type (nil: see
 // defaultIndexType). A COO source keeps its layout and entry order; others
 // give canonical tensors.
-func toCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (as.Tensor, error) {
+func toCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (arrowsparse.Tensor, error) {
 	it = defaultIndexType(t, it)
 	switch x := t.(type) {
 	case *coo.Tensor:
@@ -248,7 +249,7 @@ func toCOO(mem memory.Allocator, t as.Tensor, it arrow.DataType) (as.Tensor, err
 	case *views.View:
 		return coo.FromDense(mem, x, it)
 	}
-	if d, ok := t.(as.Dense); ok && t.Format() == as.FormatDense {
+	if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
 		return coo.FromDense(mem, d, it)
 	}
 	c, err := compressedToCOO(mem, t, it)
@@ -271,7 +272,7 @@ func retypeCOO(mem memory.Allocator, t *coo.Tensor, it arrow.DataType) (*coo.Ten
 	if b := t.CoordsBuffer(); b != nil {
 		src = b.Bytes()
 	}
-	sw, dw := int64(as.ByteWidth(t.IndexType())), int64(as.ByteWidth(it))
+	sw, dw := int64(arrowsparse.ByteWidth(t.IndexType())), int64(arrowsparse.ByteWidth(it))
 	if int64(len(src)) < n*nd*sw {
 		return nil, fmt.Errorf("COO coordinate buffer too short")
 	}
@@ -279,11 +280,11 @@ func retypeCOO(mem memory.Allocator, t *coo.Tensor, it arrow.DataType) (*coo.Ten
 	defer buf.Release()
 	buf.Resize(int(n * nd * dw))
 	dst := buf.Bytes()
-	lim := as.IndexMax(it)
+	lim := arrowsparse.IndexMax(it)
 	for i := range n * nd {
 		x := describe.IndexValue(t.IndexType(), loadLE(src[i*sw:], sw))
 		if x > lim {
-			return nil, as.Errorf(as.ErrUnsupportedType, "coordinate %d does not fit the index type %s", x, it)
+			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coordinate %d does not fit the index type %s", x, it)
 		}
 		storeLE(dst[i*dw:], dw, uint64(x))
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
@@ -69,12 +69,12 @@ func denseValues(c *describe.Content) []uint64 {
 	if !c.Sparse() {
 		return c.DenseValues
 	}
-	n, err := as.NumElements(c.Shape)
+	n, err := arrowsparse.NumElements(c.Shape)
 	if err != nil {
 		panic(err)
 	}
 	out := make([]uint64, n)
-	strides, _ := as.RowMajorStrides(c.Shape)
+	strides, _ := arrowsparse.RowMajorStrides(c.Shape)
 	for i := range c.Entries.Len() {
 		p := int64(0)
 		for k, x := range c.Entries.At(i) {
@@ -124,7 +124,7 @@ func sameContent(a, b *describe.Content) string {
 // target, and whether the test should try (dense results are kept small).
 func convertible(c *describe.Content, to string) (ok, try bool) {
 	nd := len(c.Shape)
-	n, err := as.NumElements(c.Shape)
+	n, err := arrowsparse.NumElements(c.Shape)
 	switch to {
 	case "csr", "csc":
 		return nd == 2, true

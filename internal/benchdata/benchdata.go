@@ -17,8 +17,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Header is the part of a workload's header.json this package uses.
@@ -76,10 +77,10 @@ func readAligned(path string, want int64) (*memory.Buffer, error) {
 		return nil, fmt.Errorf("%s: %d bytes, want %d", path, len(b), want)
 	}
 	buf := memory.NewBufferBytes(b)
-	if !as.Aligned(buf, 8) {
+	if !core.Aligned(buf, 8) {
 		c := make([]uint64, (len(b)+7)/8)
-		copy(as.BytesOf(c), b)
-		buf = memory.NewBufferBytes(as.BytesOf(c)[:len(b)])
+		copy(core.BytesOf(c), b)
+		buf = memory.NewBufferBytes(core.BytesOf(c)[:len(b)])
 	}
 	return buf, nil
 }
@@ -123,7 +124,7 @@ func LoadDense(tb testing.TB, name string) ([]float64, []int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n, err := as.NumElements(h.Shape)
+	n, err := arrowsparse.NumElements(h.Shape)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -131,5 +132,5 @@ func LoadDense(tb testing.TB, name string) ([]float64, []int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return as.MustSlice[float64](b, n), h.Shape
+	return core.MustSlice[float64](b, n), h.Shape
 }

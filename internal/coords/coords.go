@@ -10,7 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 )
 
@@ -33,7 +34,7 @@ func (m Matrix) Ops() Ops { return For(m.Type) }
 type Ops interface {
 	// At returns coordinate k of entry i.
 	At(m Matrix, i int64, k int) int64
-	// CheckBounds returns an error wrapping as.ErrOutOfRange unless every
+	// CheckBounds returns an error wrapping arrowsparse.ErrOutOfRange unless every
 	// coordinate lies in [0, Shape[k]).
 	CheckBounds(m Matrix) error
 	// IsSorted reports whether entries are strictly increasing in
@@ -80,16 +81,16 @@ func For(dt arrow.DataType) Ops {
 	case arrow.UINT32:
 		return iops[uint32]{}
 	}
-	panic(as.PanicError{Msg: "coords: " + dt.String() + " is not an index type"})
+	panic(arrowsparse.PanicError{Msg: "coords: " + dt.String() + " is not an index type"})
 }
 
-type iops[I as.Index] struct{}
+type iops[I arrowsparse.Index] struct{}
 
 // matrix returns the coordinates and the element strides (entry, dimension)
 // of the coordinate matrix.
-func matrix[I as.Index](m Matrix) (c []I, si, sk int64) {
+func matrix[I arrowsparse.Index](m Matrix) (c []I, si, sk int64) {
 	nd := int64(len(m.Shape))
-	c = as.MustSliceBytes[I](m.Data)[:m.N*nd]
+	c = core.MustSliceBytes[I](m.Data)[:m.N*nd]
 	if m.ColMajor {
 		return c, 1, m.N
 	}
@@ -107,7 +108,7 @@ func (iops[I]) CheckBounds(m Matrix) error {
 		base := int64(k) * sk
 		for i := int64(0); i < m.N; i++ {
 			if v := int64(c[base+i*si]); v < 0 || v >= d {
-				return as.Errorf(as.ErrOutOfRange, "coordinate %d of entry %d is %d, outside [0, %d)", k, i, v, d)
+				return core.Errorf(arrowsparse.ErrOutOfRange, "coordinate %d of entry %d is %d, outside [0, %d)", k, i, v, d)
 			}
 		}
 	}
@@ -193,7 +194,7 @@ func (iops[I]) Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
 }
 
 func (iops[I]) EmitKeys(outb []byte, nd int, divs []keysort.Divider, pos int, words []uint64, ib uint) int {
-	out := as.MustSliceBytes[I](outb)
+	out := core.MustSliceBytes[I](outb)
 	u := 0
 	last := ^uint64(0)
 	switch nd {
@@ -265,7 +266,7 @@ func (iops[I]) SortPerm(m Matrix, perm []int64) []int64 {
 
 func (iops[I]) GatherRuns(m Matrix, outb []byte, perm, starts []int64) {
 	c, si, sk := matrix[I](m)
-	out := as.MustSliceBytes[I](outb)
+	out := core.MustSliceBytes[I](outb)
 	nd := int64(len(m.Shape))
 	for r := 0; r+1 < len(starts); r++ {
 		e := perm[starts[r]]
@@ -276,7 +277,7 @@ func (iops[I]) GatherRuns(m Matrix, outb []byte, perm, starts []int64) {
 }
 
 func (iops[I]) Put(outb []byte, at int64, src []int64) {
-	out := as.MustSliceBytes[I](outb)[at:]
+	out := core.MustSliceBytes[I](outb)[at:]
 	for j, v := range src {
 		out[j] = I(v)
 	}
@@ -310,7 +311,7 @@ func (iops[I]) Search(m Matrix, idx []int64) (int64, int64) {
 
 func (iops[I]) TransposeLayout(m Matrix, outb []byte) {
 	c, si, sk := matrix[I](m)
-	out := as.MustSliceBytes[I](outb)
+	out := core.MustSliceBytes[I](outb)
 	nd := int64(len(m.Shape))
 	oi, ok := int64(1), m.N // out is column-major…
 	if m.ColMajor {
@@ -339,7 +340,7 @@ type Linearization struct {
 // word. Every dimension must be positive when n > 0.
 func Linearize(shape []int64, order []int, n int64) (Linearization, bool) {
 	nd := len(shape)
-	size, ok := as.SizeUint64(shape)
+	size, ok := core.SizeUint64(shape)
 	if !ok || nd == 0 {
 		return Linearization{}, false
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Keys agrees with the definition Σ coord[k]·strides[k] for every rank,
@@ -23,7 +23,7 @@ func TestKeysAnyAxisOrder(t *testing.T) {
 		}
 		for _, colMajor := range []bool{false, true} {
 			data := make([]int64, n*int64(nd))
-			m := Matrix{Type: arrow.PrimitiveTypes.Int64, Data: as.BytesOf(data), N: n, Shape: shape, ColMajor: colMajor}
+			m := Matrix{Type: arrow.PrimitiveTypes.Int64, Data: core.BytesOf(data), N: n, Shape: shape, ColMajor: colMajor}
 			for i := range n {
 				for k := range nd {
 					v := r.Int64N(shape[k])

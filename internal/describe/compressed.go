@@ -5,14 +5,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 
 // fromCompressed describes CSR, CSC, GCS and CSF tensors.
-func fromCompressed(c *Content, t as.Tensor, m *ipc.Message) error {
+func fromCompressed(c *Content, t arrowsparse.Tensor, m *ipc.Message) error {
 	switch x := t.(type) {
 	case *csf.Tensor:
 		return fromCSF(c, x)
@@ -24,7 +24,7 @@ func fromCompressed(c *Content, t as.Tensor, m *ipc.Message) error {
 	return errUnknown
 }
 
-func summarizeCompressed(s *Summary, t as.Tensor, m *ipc.Message) {
+func summarizeCompressed(s *Summary, t arrowsparse.Tensor, m *ipc.Message) {
 	switch x := t.(type) {
 	case *csf.Tensor:
 		s.str("index_type", TypeName(x.IndicesType(0)))
@@ -54,7 +54,7 @@ func summarizeMatrix(s *Summary, m *gcs.Matrix) {
 	s.str("indptr_type", TypeName(m.IndptrType()))
 	s.flag("sorted", m.IsSorted())
 	s.flag("canonical", m.IsCanonical())
-	s.num("index_bytes", (m.Lanes()+1)*int64(as.ByteWidth(m.IndptrType()))+m.NNZ()*int64(as.ByteWidth(m.IndicesType())))
+	s.num("index_bytes", (m.Lanes()+1)*int64(arrowsparse.ByteWidth(m.IndptrType()))+m.NNZ()*int64(arrowsparse.ByteWidth(m.IndicesType())))
 }
 
 func matrixIndices(m *gcs.Matrix) ([]int64, error) {

@@ -3,7 +3,7 @@ package describe
 import (
 	"fmt"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
@@ -32,7 +32,7 @@ func FromMessage(m *ipc.Message) (*Content, error) {
 	case *coo.Tensor:
 		err = fromCOO(c, x, m)
 	default:
-		if d, ok := t.(as.Dense); ok && t.Format() == as.FormatDense {
+		if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
 			err = fromDense(c, d, m)
 		} else if err = fromCompressed(c, t, m); err == errUnknown {
 			err = fmt.Errorf("describe: cannot describe a %T (%s)", t, t.Format())
@@ -60,7 +60,7 @@ func fromCOO(c *Content, t *coo.Tensor, m *ipc.Message) error {
 	c.IndexType = t.IndexType()
 	c.IsCanonical = m.CanonicalClaim
 	n, nd := t.NNZ(), int64(t.NumDims())
-	w := int64(as.ByteWidth(c.IndexType))
+	w := int64(arrowsparse.ByteWidth(c.IndexType))
 	c.IndicesStrides = m.IndicesStrides
 	if c.IndicesStrides == nil {
 		// What Arrow C++ assumes when the field is absent.
@@ -77,12 +77,12 @@ func fromCOO(c *Content, t *coo.Tensor, m *ipc.Message) error {
 	if err != nil {
 		return err
 	}
-	vb, err = prefix(vb, n*int64(as.ByteWidth(c.ValueType)), "values buffer")
+	vb, err = prefix(vb, n*int64(arrowsparse.ByteWidth(c.ValueType)), "values buffer")
 	if err != nil {
 		return err
 	}
 	coords := loadIndices(cb, c.IndexType, n*nd)
-	vals := loadBits(vb, as.ByteWidth(c.ValueType), n)
+	vals := loadBits(vb, arrowsparse.ByteWidth(c.ValueType), n)
 	e := NewEntries(int(nd), n)
 	row := make([]int64, nd)
 	for i := range n {
@@ -120,14 +120,14 @@ func arrowStrides(shape []int64, w int64) []int64 {
 	return s
 }
 
-func fromDense(c *Content, d as.Dense, m *ipc.Message) error {
+func fromDense(c *Content, d arrowsparse.Dense, m *ipc.Message) error {
 	c.Format = "TENSOR"
-	w := as.ByteWidth(c.ValueType)
+	w := arrowsparse.ByteWidth(c.ValueType)
 	c.Strides = m.Strides
 	if c.Strides == nil {
 		c.Strides = arrowStrides(c.Shape, int64(w))
 	}
-	size, err := as.NumElements(c.Shape)
+	size, err := arrowsparse.NumElements(c.Shape)
 	if err != nil {
 		return err
 	}

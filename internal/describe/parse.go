@@ -10,7 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // ParseJSON reads a document of the interop schema (a sidecar, or what
@@ -49,7 +50,7 @@ func ParseJSON(data []byte) (*Content, error) {
 		Format:         doc.Format,
 		ValueType:      TypeByName(doc.ValueType),
 		Shape:          doc.Shape,
-		DimNames:       as.CloneDimNames(doc.DimNames),
+		DimNames:       core.CloneDimNames(doc.DimNames),
 		NNZ:            doc.NNZ,
 		IsCanonical:    doc.IsCanonical,
 		IndicesStrides: doc.IndicesStrides,
@@ -140,6 +141,6 @@ func ParseValue(dt arrow.DataType, raw json.RawMessage) (uint64, error) {
 		}
 		n, _ = new(big.Float).SetFloat64(f).Int(nil)
 	}
-	mask := new(big.Int).SetUint64(widthMask(as.ByteWidth(dt)))
+	mask := new(big.Int).SetUint64(widthMask(arrowsparse.ByteWidth(dt)))
 	return new(big.Int).And(n, mask).Uint64(), nil
 }

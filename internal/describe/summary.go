@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
@@ -44,7 +44,7 @@ func (s *Summary) intsInt(key string, v []int) { s.add(key, intList(v), intList(
 func Summarize(m *ipc.Message) Summary {
 	t := m.Tensor
 	var s Summary
-	sparse := t.Format() != as.FormatDense
+	sparse := t.Format() != arrowsparse.FormatDense
 	kind := "dense"
 	if sparse {
 		kind = "sparse"
@@ -75,22 +75,22 @@ func Summarize(m *ipc.Message) Summary {
 		s.add("density", FormatFloat(d), fmt.Sprintf("%s (%.4g%%)", FormatFloat(d), 100*d))
 	}
 
-	vw := int64(as.ByteWidth(t.DataType()))
+	vw := int64(arrowsparse.ByteWidth(t.DataType()))
 	switch x := t.(type) {
 	case *coo.Tensor:
 		s.str("index_type", TypeName(x.IndexType()))
 		s.str("layout", x.Layout().String())
 		strides := m.IndicesStrides
 		if strides == nil {
-			w := int64(as.ByteWidth(x.IndexType()))
+			w := int64(arrowsparse.ByteWidth(x.IndexType()))
 			strides = []int64{int64(x.NumDims()) * w, w}
 		}
 		s.ints("indices_strides", strides)
 		s.flag("is_canonical", m.CanonicalClaim)
 		s.flag("canonical", x.IsCanonical())
-		s.num("index_bytes", nnz*int64(x.NumDims())*int64(as.ByteWidth(x.IndexType())))
+		s.num("index_bytes", nnz*int64(x.NumDims())*int64(arrowsparse.ByteWidth(x.IndexType())))
 	default:
-		if d, ok := t.(as.Dense); ok && !sparse {
+		if d, ok := t.(arrowsparse.Dense); ok && !sparse {
 			strides := m.Strides
 			if strides == nil {
 				strides = arrowStrides(shape, vw)
@@ -121,8 +121,8 @@ func Summarize(m *ipc.Message) Summary {
 	return s
 }
 
-func formatName(t as.Tensor) string {
-	if t.Format() == as.FormatDense {
+func formatName(t arrowsparse.Tensor) string {
+	if t.Format() == arrowsparse.FormatDense {
 		return "TENSOR"
 	}
 	return t.Format().String()
@@ -140,7 +140,7 @@ func namesText(names []string) string {
 }
 
 // denseLayout names the memory order of a dense tensor's elements.
-func denseLayout(d as.Dense, shape []int64) string {
+func denseLayout(d arrowsparse.Dense, shape []int64) string {
 	for _, n := range shape {
 		if n == 0 {
 			return "empty"

@@ -6,11 +6,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // widen converts typed indices to int64.
-func widen[I as.Index](s []I, err error) ([]int64, error) {
+func widen[I arrowsparse.Index](s []I, err error) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +56,11 @@ func (a indexAccessor) load(dt arrow.DataType) ([]int64, error) {
 }
 
 // bitsOf returns typed values as bits.
-func bitsOf[T as.Value](s []T, err error) ([]uint64, error) {
+func bitsOf[T arrowsparse.Value](s []T, err error) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadBits(as.BytesOf(s), as.ByteWidth(as.DataTypeOf[T]()), int64(len(s))), nil
+	return loadBits(core.BytesOf(s), arrowsparse.ByteWidth(arrowsparse.DataTypeOf[T]()), int64(len(s))), nil
 }
 
 // valueAccessor is a library accessor of typed values, instantiated for

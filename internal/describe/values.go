@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // Values are carried as their little-endian bit patterns, zero-extended to
@@ -84,7 +84,7 @@ func isFloat(dt arrow.DataType) bool {
 
 // IndexValue returns the integer of index type dt whose bits are x.
 func IndexValue(dt arrow.DataType, x uint64) int64 {
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	x &= widthMask(w)
 	if signed(dt) && w < 8 {
 		shift := 64 - 8*uint(w)
@@ -96,7 +96,7 @@ func IndexValue(dt arrow.DataType, x uint64) int64 {
 // loadIndices returns n indices of type dt stored at the start of b, as
 // int64. b must hold n values of dt.
 func loadIndices(b []byte, dt arrow.DataType, n int64) []int64 {
-	bits := loadBits(b, as.ByteWidth(dt), n)
+	bits := loadBits(b, arrowsparse.ByteWidth(dt), n)
 	out := make([]int64, n)
 	for i, x := range bits {
 		out[i] = IndexValue(dt, x)
@@ -184,7 +184,7 @@ func FloatBits(dt arrow.DataType, d float64) uint64 {
 // float32 values is exact in float64, so rounding it to dt is the sum in
 // dt).
 func Add(dt arrow.DataType, a, b uint64) uint64 {
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	if !isFloat(dt) {
 		return (a + b) & widthMask(w)
 	}
@@ -196,7 +196,7 @@ func Add(dt arrow.DataType, a, b uint64) uint64 {
 
 // IsZero reports whether the value is zero (either sign for floats).
 func IsZero(dt arrow.DataType, x uint64) bool {
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	x &= widthMask(w)
 	if isFloat(dt) {
 		return x&^(uint64(1)<<(8*uint(w)-1)) == 0
@@ -266,7 +266,7 @@ func FormatValue(dt arrow.DataType, x uint64) string {
 	if isFloat(dt) {
 		return FormatFloat(Float64(dt, x))
 	}
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	x &= widthMask(w)
 	if signed(dt) {
 		v := IndexValue(dt, x)

@@ -22,8 +22,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Checked returns a checked allocator that asserts, when t and its subtests
@@ -107,9 +108,9 @@ func (r Ref) Add(c []int64, v float64) {
 // duplicates combine to under policy p: SumDuplicates, KeepFirst, KeepLast,
 // KeepMin or KeepMax (the values are finite, so math.Min and math.Max agree
 // with the library's NaN rules). It panics on any other policy.
-func (r Ref) Combined(p as.Duplicates) map[int64]float64 {
+func (r Ref) Combined(p arrowsparse.Duplicates) map[int64]float64 {
 	switch p {
-	case as.SumDuplicates, as.KeepFirst, as.KeepLast, as.KeepMin, as.KeepMax:
+	case arrowsparse.SumDuplicates, arrowsparse.KeepFirst, arrowsparse.KeepLast, arrowsparse.KeepMin, arrowsparse.KeepMax:
 	default:
 		panic(fmt.Sprintf("testutil: no reference for duplicate policy %v", p))
 	}
@@ -118,13 +119,13 @@ func (r Ref) Combined(p as.Duplicates) map[int64]float64 {
 		acc := vs[0]
 		for _, v := range vs[1:] {
 			switch p {
-			case as.SumDuplicates:
+			case arrowsparse.SumDuplicates:
 				acc += v
-			case as.KeepLast:
+			case arrowsparse.KeepLast:
 				acc = v
-			case as.KeepMin:
+			case arrowsparse.KeepMin:
 				acc = math.Min(acc, v)
-			case as.KeepMax:
+			case arrowsparse.KeepMax:
 				acc = math.Max(acc, v)
 			}
 		}
@@ -135,7 +136,7 @@ func (r Ref) Combined(p as.Duplicates) map[int64]float64 {
 
 // Dense returns the reference as a row-major array of every element, with
 // duplicates combined under policy p as by Combined and zero elsewhere.
-func (r Ref) Dense(p as.Duplicates) []float64 {
+func (r Ref) Dense(p arrowsparse.Duplicates) []float64 {
 	n := int64(1)
 	for _, d := range r.Shape {
 		n *= d
@@ -183,7 +184,7 @@ func RandomCOO(t testing.TB, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	}
 	ib := memory.NewResizableBuffer(mem)
 	defer ib.Release()
-	ib.Resize(nnz * nd * as.ByteWidth(indexType))
+	ib.Resize(nnz * nd * arrowsparse.ByteWidth(indexType))
 	for i, c := range cs {
 		for k, v := range c {
 			j := i*nd + k
@@ -195,7 +196,7 @@ func RandomCOO(t testing.TB, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	}
 	vb := memory.NewResizableBuffer(mem)
 	defer vb.Release()
-	vb.Resize(nnz * as.ByteWidth(valueType))
+	vb.Resize(nnz * arrowsparse.ByteWidth(valueType))
 	for j, v := range vs {
 		PutFloat(vb.Bytes(), valueType, j, v)
 	}
@@ -212,7 +213,7 @@ func RandomCOO(t testing.TB, mem memory.Allocator, r *rand.Rand, shape []int64, 
 
 // width returns dt's byte width, panicking on a type without one.
 func width(dt arrow.DataType) int {
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	if w == 0 {
 		panic(fmt.Sprintf("testutil: %v is not a fixed-width number type", dt))
 	}
@@ -257,12 +258,12 @@ func GetInt(b []byte, dt arrow.DataType, j int64) int64 {
 }
 
 // PutFloat stores v as element j of a value buffer of type dt: rounded to
-// float16 (by as.Float32ToHalf, right for subnormals too) or float32, or
+// float16 (by arrowsparse.Float32ToHalf, right for subnormals too) or float32, or
 // truncated to an integer and stored as by PutInt.
 func PutFloat(b []byte, dt arrow.DataType, j int, v float64) {
 	switch dt.ID() {
 	case arrow.FLOAT16:
-		binary.NativeEndian.PutUint16(b[2*j:], as.Float32ToHalf(float32(v)).Uint16())
+		binary.NativeEndian.PutUint16(b[2*j:], arrowsparse.Float32ToHalf(float32(v)).Uint16())
 	case arrow.FLOAT32:
 		binary.NativeEndian.PutUint32(b[4*j:], math.Float32bits(float32(v)))
 	case arrow.FLOAT64:
@@ -273,11 +274,11 @@ func PutFloat(b []byte, dt arrow.DataType, j int, v float64) {
 }
 
 // GetFloat reads element j of a value buffer of type dt as a float64
-// (float16 by as.HalfToFloat32, exact for subnormals too).
+// (float16 by arrowsparse.HalfToFloat32, exact for subnormals too).
 func GetFloat(b []byte, dt arrow.DataType, j int64) float64 {
 	switch dt.ID() {
 	case arrow.FLOAT16:
-		return float64(as.HalfToFloat32(float16.FromBits(binary.NativeEndian.Uint16(b[2*j:]))))
+		return float64(arrowsparse.HalfToFloat32(float16.FromBits(binary.NativeEndian.Uint16(b[2*j:]))))
 	case arrow.FLOAT32:
 		return float64(math.Float32frombits(binary.NativeEndian.Uint32(b[4*j:])))
 	case arrow.FLOAT64:
@@ -290,10 +291,10 @@ func GetFloat(b []byte, dt arrow.DataType, j int64) float64 {
 
 // DenseValues reads every element of a dense tensor, whatever its value
 // type, strides and offset, into a row-major []float64.
-func DenseValues(t testing.TB, d as.Dense) []float64 {
+func DenseValues(t testing.TB, d arrowsparse.Dense) []float64 {
 	t.Helper()
 	shape, strides := d.Shape(), d.ElemStrides()
-	n, err := as.NumElements(shape)
+	n, err := arrowsparse.NumElements(shape)
 	require.NoError(t, err)
 	out := make([]float64, 0, n)
 	if n == 0 {
@@ -323,9 +324,9 @@ func DenseValues(t testing.TB, d as.Dense) []float64 {
 
 // BufferOf returns a new buffer from mem holding a copy of the bytes of s.
 // The caller releases it.
-func BufferOf[T as.Value](mem memory.Allocator, s []T) *memory.Buffer {
+func BufferOf[T arrowsparse.Value](mem memory.Allocator, s []T) *memory.Buffer {
 	b := memory.NewResizableBuffer(mem)
-	b.Resize(len(as.BytesOf(s)))
-	copy(b.Bytes(), as.BytesOf(s))
+	b.Resize(len(core.BytesOf(s)))
+	copy(b.Bytes(), core.BytesOf(s))
 	return b
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -35,14 +36,14 @@ func TestRefCombined(t *testing.T) {
 	rf.Add([]int64{0, 1}, 7)
 	rf.Add([]int64{1, 2}, 1)
 	rf.Add([]int64{1, 2}, 3)
-	for p, want := range map[as.Duplicates]float64{
-		as.SumDuplicates: 6, as.KeepFirst: 2, as.KeepLast: 3, as.KeepMin: 1, as.KeepMax: 3,
+	for p, want := range map[arrowsparse.Duplicates]float64{
+		arrowsparse.SumDuplicates: 6, arrowsparse.KeepFirst: 2, arrowsparse.KeepLast: 3, arrowsparse.KeepMin: 1, arrowsparse.KeepMax: 3,
 	} {
 		assert.Equal(t, map[int64]float64{1: 7, 5: want}, rf.Combined(p), "policy %s", p)
 		assert.Equal(t, []float64{0, 7, 0, 0, 0, want}, rf.Dense(p), "policy %s", p)
 	}
-	assert.Panics(t, func() { rf.Combined(as.RejectDuplicates) })
-	assert.Empty(t, testutil.NewRef([]int64{0, 4}).Dense(as.SumDuplicates))
+	assert.Panics(t, func() { rf.Combined(arrowsparse.RejectDuplicates) })
+	assert.Empty(t, testutil.NewRef([]int64{0, 4}).Dense(arrowsparse.SumDuplicates))
 }
 
 // Every type round-trips through the raw-buffer helpers, at an unaligned
@@ -142,7 +143,7 @@ func TestBufferOf(t *testing.T) {
 	mem := testutil.Checked(t)
 	b := testutil.BufferOf(mem, []int32{1, -2, 3})
 	defer b.Release()
-	assert.Equal(t, []int32{1, -2, 3}, as.MustSliceBytes[int32](b.Bytes()))
+	assert.Equal(t, []int32{1, -2, 3}, core.MustSliceBytes[int32](b.Bytes()))
 	e := testutil.BufferOf(mem, []float64{})
 	defer e.Release()
 	assert.Zero(t, e.Len())

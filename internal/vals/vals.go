@@ -9,7 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Ops are the value kernels for one data type. Byte slices hold whole,
@@ -22,17 +23,17 @@ type Ops interface {
 	// counting runs. It returns the number of runs and whether a run had more
 	// than one entry. Each result is written after the run's words are read,
 	// so out may overlap the words as keysort.Sort allows.
-	ReduceWords(in, out []byte, pos int, words []uint64, ib uint, p as.Duplicates) (int, bool)
+	ReduceWords(in, out []byte, pos int, words []uint64, ib uint, p arrowsparse.Duplicates) (int, bool)
 	// ReducePerm is ReduceWords for an explicit order: run r is
 	// perm[starts[r]:starts[r+1]], and its result goes to out[pos+r].
-	ReducePerm(in, out []byte, pos int, perm []int64, starts []int64, p as.Duplicates) bool
+	ReducePerm(in, out []byte, pos int, perm []int64, starts []int64, p arrowsparse.Duplicates) bool
 	// Gather writes in[perm[j]] to out[j].
 	Gather(in, out []byte, perm []int64)
 	// Scatter combines in[lo+j] into dense[positions[j]] under policy p, in
 	// order of j. dense starts zeroed. seen is a bitmap over dense positions,
 	// needed (zeroed, len ≥ ceil(len(dense elements)/64)) by every policy but
 	// SumDuplicates and KeepLast. It reports whether a position was hit twice.
-	Scatter(dense []byte, positions []int64, in []byte, lo int64, p as.Duplicates, seen []uint64) bool
+	Scatter(dense []byte, positions []int64, in []byte, lo int64, p arrowsparse.Duplicates, seen []uint64) bool
 	// CountNonzero counts the non-zero elements data[start + j·stride], j < n.
 	// Negative zero is zero; NaN is not.
 	CountNonzero(data []byte, start, n, stride int64) int64
@@ -68,23 +69,23 @@ func For(dt arrow.DataType) Ops {
 	case arrow.FLOAT64:
 		return num[float64]{}
 	}
-	panic(as.PanicError{Msg: "vals: " + dt.String() + " is not a tensor value type"})
+	panic(arrowsparse.PanicError{Msg: "vals: " + dt.String() + " is not a tensor value type"})
 }
 
 // num are the kernels for the types Go can add.
-type num[T as.Number] struct{}
+type num[T arrowsparse.Number] struct{}
 
-func combine[T as.Number](acc, x T, p as.Duplicates) T {
+func combine[T arrowsparse.Number](acc, x T, p arrowsparse.Duplicates) T {
 	switch p {
-	case as.SumDuplicates:
+	case arrowsparse.SumDuplicates:
 		return acc + x
-	case as.KeepLast:
+	case arrowsparse.KeepLast:
 		return x
-	case as.KeepMin:
+	case arrowsparse.KeepMin:
 		if x < acc || acc != acc {
 			return x
 		}
-	case as.KeepMax:
+	case arrowsparse.KeepMax:
 		if x > acc || acc != acc {
 			return x
 		}
@@ -92,13 +93,13 @@ func combine[T as.Number](acc, x T, p as.Duplicates) T {
 	return acc // KeepFirst, RejectDuplicates
 }
 
-func (num[T]) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p as.Duplicates) (int, bool) {
-	in, out := as.MustSliceBytes[T](inb), as.MustSliceBytes[T](outb)
+func (num[T]) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p arrowsparse.Duplicates) (int, bool) {
+	in, out := core.MustSliceBytes[T](inb), core.MustSliceBytes[T](outb)
 	mask := uint64(1)<<ib - 1
 	dup := false
 	u := 0
 	n := len(words)
-	if p == as.SumDuplicates {
+	if p == arrowsparse.SumDuplicates {
 		for j := 0; j < n; {
 			key := words[j] >> ib
 			acc := in[words[j]&mask]
@@ -128,8 +129,8 @@ func (num[T]) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p 
 	return u, dup
 }
 
-func (num[T]) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64, p as.Duplicates) bool {
-	in, out := as.MustSliceBytes[T](inb), as.MustSliceBytes[T](outb)
+func (num[T]) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64, p arrowsparse.Duplicates) bool {
+	in, out := core.MustSliceBytes[T](inb), core.MustSliceBytes[T](outb)
 	dup := false
 	for r := 0; r+1 < len(starts); r++ {
 		run := perm[starts[r]:starts[r+1]]
@@ -144,22 +145,22 @@ func (num[T]) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64
 }
 
 func (num[T]) Gather(inb, outb []byte, perm []int64) {
-	in, out := as.MustSliceBytes[T](inb), as.MustSliceBytes[T](outb)
+	in, out := core.MustSliceBytes[T](inb), core.MustSliceBytes[T](outb)
 	for j, e := range perm {
 		out[j] = in[e]
 	}
 }
 
-func (num[T]) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p as.Duplicates, seen []uint64) bool {
-	dense, in := as.MustSliceBytes[T](denseb), as.MustSliceBytes[T](inb)
+func (num[T]) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p arrowsparse.Duplicates, seen []uint64) bool {
+	dense, in := core.MustSliceBytes[T](denseb), core.MustSliceBytes[T](inb)
 	in = in[lo : lo+int64(len(positions))]
 	switch p {
-	case as.SumDuplicates:
+	case arrowsparse.SumDuplicates:
 		for j, q := range positions {
 			dense[q] += in[j]
 		}
 		return false
-	case as.KeepLast:
+	case arrowsparse.KeepLast:
 		for j, q := range positions {
 			dense[q] = in[j]
 		}
@@ -180,7 +181,7 @@ func (num[T]) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p 
 }
 
 func (num[T]) CountNonzero(datab []byte, start, n, stride int64) int64 {
-	data := as.MustSliceBytes[T](datab)
+	data := core.MustSliceBytes[T](datab)
 	c := int64(0)
 	if stride == 1 {
 		for _, x := range data[start : start+n] {
@@ -199,7 +200,7 @@ func (num[T]) CountNonzero(datab []byte, start, n, stride int64) int64 {
 }
 
 func (num[T]) CollectNonzero(datab []byte, start, n, stride int64, outb []byte, at int64, cols []int64) int {
-	data, out := as.MustSliceBytes[T](datab), as.MustSliceBytes[T](outb)
+	data, out := core.MustSliceBytes[T](datab), core.MustSliceBytes[T](outb)
 	c := 0
 	for j, q := int64(0), start; j < n; j, q = j+1, q+stride {
 		if x := data[q]; x != 0 {
@@ -217,19 +218,19 @@ func (num[T]) CollectNonzero(datab []byte, start, n, stride int64, outb []byte, 
 // is not used.)
 type half struct{}
 
-func combineHalf(acc, x float16.Num, p as.Duplicates) float16.Num {
+func combineHalf(acc, x float16.Num, p arrowsparse.Duplicates) float16.Num {
 	switch p {
-	case as.SumDuplicates:
+	case arrowsparse.SumDuplicates:
 		return addHalf(acc, x)
-	case as.KeepLast:
+	case arrowsparse.KeepLast:
 		return x
-	case as.KeepMin:
-		a, b := as.HalfToFloat32(acc), as.HalfToFloat32(x)
+	case arrowsparse.KeepMin:
+		a, b := arrowsparse.HalfToFloat32(acc), arrowsparse.HalfToFloat32(x)
 		if b < a || a != a {
 			return x
 		}
-	case as.KeepMax:
-		a, b := as.HalfToFloat32(acc), as.HalfToFloat32(x)
+	case arrowsparse.KeepMax:
+		a, b := arrowsparse.HalfToFloat32(acc), arrowsparse.HalfToFloat32(x)
 		if b > a || a != a {
 			return x
 		}
@@ -241,11 +242,11 @@ func combineHalf(acc, x float16.Num, p as.Duplicates) float16.Num {
 // than twice float16's precision plus two bits, so this equals a correctly
 // rounded float16 addition.
 func addHalf(a, b float16.Num) float16.Num {
-	return as.Float32ToHalf(as.HalfToFloat32(a) + as.HalfToFloat32(b))
+	return arrowsparse.Float32ToHalf(arrowsparse.HalfToFloat32(a) + arrowsparse.HalfToFloat32(b))
 }
 
-func (half) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p as.Duplicates) (int, bool) {
-	in, out := as.MustSliceBytes[float16.Num](inb), as.MustSliceBytes[float16.Num](outb)
+func (half) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p arrowsparse.Duplicates) (int, bool) {
+	in, out := core.MustSliceBytes[float16.Num](inb), core.MustSliceBytes[float16.Num](outb)
 	mask := uint64(1)<<ib - 1
 	dup := false
 	u := 0
@@ -264,8 +265,8 @@ func (half) ReduceWords(inb, outb []byte, pos int, words []uint64, ib uint, p as
 	return u, dup
 }
 
-func (half) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64, p as.Duplicates) bool {
-	in, out := as.MustSliceBytes[float16.Num](inb), as.MustSliceBytes[float16.Num](outb)
+func (half) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64, p arrowsparse.Duplicates) bool {
+	in, out := core.MustSliceBytes[float16.Num](inb), core.MustSliceBytes[float16.Num](outb)
 	dup := false
 	for r := 0; r+1 < len(starts); r++ {
 		run := perm[starts[r]:starts[r+1]]
@@ -281,13 +282,13 @@ func (half) ReducePerm(inb, outb []byte, pos int, perm []int64, starts []int64, 
 
 func (half) Gather(inb, outb []byte, perm []int64) { num[uint16]{}.Gather(inb, outb, perm) }
 
-func (half) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p as.Duplicates, seen []uint64) bool {
-	if p == as.KeepLast {
+func (half) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p arrowsparse.Duplicates, seen []uint64) bool {
+	if p == arrowsparse.KeepLast {
 		return num[uint16]{}.Scatter(denseb, positions, inb, lo, p, seen)
 	}
-	dense, in := as.MustSliceBytes[float16.Num](denseb), as.MustSliceBytes[float16.Num](inb)
+	dense, in := core.MustSliceBytes[float16.Num](denseb), core.MustSliceBytes[float16.Num](inb)
 	in = in[lo : lo+int64(len(positions))]
-	if p == as.SumDuplicates {
+	if p == arrowsparse.SumDuplicates {
 		for j, q := range positions {
 			dense[q] = addHalf(dense[q], in[j])
 		}
@@ -308,7 +309,7 @@ func (half) Scatter(denseb []byte, positions []int64, inb []byte, lo int64, p as
 }
 
 func (half) CountNonzero(datab []byte, start, n, stride int64) int64 {
-	data := as.MustSliceBytes[uint16](datab)
+	data := core.MustSliceBytes[uint16](datab)
 	c := int64(0)
 	for j, q := int64(0), start; j < n; j, q = j+1, q+stride {
 		if data[q]&0x7fff != 0 {
@@ -319,7 +320,7 @@ func (half) CountNonzero(datab []byte, start, n, stride int64) int64 {
 }
 
 func (half) CollectNonzero(datab []byte, start, n, stride int64, outb []byte, at int64, cols []int64) int {
-	data, out := as.MustSliceBytes[uint16](datab), as.MustSliceBytes[uint16](outb)
+	data, out := core.MustSliceBytes[uint16](datab), core.MustSliceBytes[uint16](outb)
 	c := 0
 	for j, q := int64(0), start; j < n; j, q = j+1, q+stride {
 		if x := data[q]; x&0x7fff != 0 {

@@ -9,10 +9,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -74,7 +75,7 @@ func store(b []byte, w int, x uint64) {
 // encode returns a buffer holding xs as values of type dt (integers as
 // their two's complement, truncated to the width).
 func encode(mem memory.Allocator, dt arrow.DataType, xs []uint64) *memory.Buffer {
-	w := as.ByteWidth(dt)
+	w := arrowsparse.ByteWidth(dt)
 	b := newBuffer(mem, int64(len(xs)*w))
 	for i, x := range xs {
 		store(b.Bytes()[i*w:], w, x)
@@ -219,7 +220,7 @@ func csfLevels(e *describe.Entries, order []int) (indices, indptr [][]int64, val
 
 // build makes the tensor of a sparse spec with the library's constructors
 // over buffers holding exactly the chosen indices and values.
-func (s *sparseSpec) build(mem memory.Allocator) (as.Tensor, error) {
+func (s *sparseSpec) build(mem memory.Allocator) (arrowsparse.Tensor, error) {
 	switch s.format {
 	case "COO":
 		n, nd := int64(s.raw.Len()), len(s.shape)
@@ -301,14 +302,14 @@ func (s *sparseSpec) expected() (peer, self *describe.Content) {
 		ValueType: s.vt,
 		IndexType: s.it,
 		Shape:     s.shape,
-		DimNames:  as.CloneDimNames(s.names),
+		DimNames:  core.CloneDimNames(s.names),
 		NNZ:       int64(s.raw.Len()),
 		Entries:   s.raw.Canonical(s.vt),
 	}
 	switch s.format {
 	case "COO":
 		c.IsCanonical = s.claim
-		c.IndicesStrides = cooStrides(s.layout, c.NNZ, int64(len(s.shape)), int64(as.ByteWidth(s.it)))
+		c.IndicesStrides = cooStrides(s.layout, c.NNZ, int64(len(s.shape)), int64(arrowsparse.ByteWidth(s.it)))
 	case "CSR", "CSC":
 		c.IndptrType = s.pt
 	case "CSF":
@@ -356,8 +357,8 @@ func elemStrides(shape []int64, f bool) []int64 {
 
 // build makes the view of a dense spec: the values placed in a buffer in
 // the chosen memory layout.
-func (d *denseSpec) build(mem memory.Allocator) (as.Tensor, error) {
-	w := int64(as.ByteWidth(d.vt))
+func (d *denseSpec) build(mem memory.Allocator) (arrowsparse.Tensor, error) {
+	w := int64(arrowsparse.ByteWidth(d.vt))
 	size := int64(len(d.values))
 	var strides []int64
 	var off, extent int64
@@ -421,7 +422,7 @@ func (d *denseSpec) build(mem memory.Allocator) (as.Tensor, error) {
 // one element everywhere for a shape without elements), a row-major copy
 // of a strided view, names kept.
 func (d *denseSpec) expected() *describe.Content {
-	w := int64(as.ByteWidth(d.vt))
+	w := int64(arrowsparse.ByteWidth(d.vt))
 	es := elemStrides(d.shape, d.layout == "F")
 	if len(d.values) == 0 {
 		for k := range es {
@@ -436,7 +437,7 @@ func (d *denseSpec) expected() *describe.Content {
 		Format:      "TENSOR",
 		ValueType:   d.vt,
 		Shape:       d.shape,
-		DimNames:    as.CloneDimNames(d.names),
+		DimNames:    core.CloneDimNames(d.names),
 		NNZ:         int64(len(d.values)),
 		Strides:     bs,
 		DenseValues: d.values,

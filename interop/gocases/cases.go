@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
@@ -71,9 +71,9 @@ func sparseCase(rng *rand.Rand, kind string, vt, it, pt arrow.DataType, class st
 	}
 	// Every count Arrow C++ checks against the index types (nnz, rows+1,
 	// level sizes+1, ndim) and every coordinate stays below lim.
-	lim := as.IndexMax(it)
+	lim := arrowsparse.IndexMax(it)
 	if pt != nil {
-		lim = min(lim, as.IndexMax(pt))
+		lim = min(lim, arrowsparse.IndexMax(pt))
 	}
 	lim--
 	r := minR + rng.IntN(maxR-minR+1)
@@ -342,7 +342,7 @@ func zeroValue(rng *rand.Rand, vt arrow.DataType) uint64 {
 // mostly, any bit pattern sometimes, and with special set the extremes:
 // minimum, maximum, ±2^53±1, NaN, infinities, negative zero, subnormals.
 func randValue(rng *rand.Rand, vt arrow.DataType, special bool) uint64 {
-	w := as.ByteWidth(vt)
+	w := arrowsparse.ByteWidth(vt)
 	mask := uint64(math.MaxUint64)
 	if w < 8 {
 		mask = uint64(1)<<(8*w) - 1

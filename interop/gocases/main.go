@@ -42,7 +42,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
@@ -173,7 +173,7 @@ func permutations(n int) [][]int {
 }
 
 // emit writes a tensor's message and its two descriptions.
-func (w *writer) emit(name, format string, t as.Tensor, peer, self *describe.Content) error {
+func (w *writer) emit(name, format string, t arrowsparse.Tensor, peer, self *describe.Content) error {
 	w.n++
 	if (w.n-1)%w.sample != 0 {
 		return nil
@@ -327,10 +327,10 @@ func storageFixed(path string, c *describe.Content) (bool, error) {
 
 // tensorOf builds the tensor a sidecar describes, with the layout its
 // layout keys give.
-func tensorOf(mem memory.Allocator, c *describe.Content) (as.Tensor, error) {
+func tensorOf(mem memory.Allocator, c *describe.Content) (arrowsparse.Tensor, error) {
 	if !c.Sparse() {
 		d := &denseSpec{vt: c.ValueType, shape: c.Shape, names: c.DimNames, values: c.DenseValues, layout: "C"}
-		w := int64(as.ByteWidth(c.ValueType))
+		w := int64(arrowsparse.ByteWidth(c.ValueType))
 		f := elemStrides(c.Shape, true)
 		cs := elemStrides(c.Shape, false)
 		for k := range f {
@@ -345,7 +345,7 @@ func tensorOf(mem memory.Allocator, c *describe.Content) (as.Tensor, error) {
 	s := &sparseSpec{format: c.Format, vt: c.ValueType, it: c.IndexType, pt: c.IndptrType, shape: c.Shape, names: c.DimNames, raw: c.Entries}
 	switch c.Format {
 	case "COO":
-		n, nd, w := int64(c.Entries.Len()), int64(len(c.Shape)), int64(as.ByteWidth(c.IndexType))
+		n, nd, w := int64(c.Entries.Len()), int64(len(c.Shape)), int64(arrowsparse.ByteWidth(c.IndexType))
 		if slices.Equal(c.IndicesStrides, []int64{w, n * w}) && !slices.Equal(c.IndicesStrides, []int64{nd * w, w}) {
 			s.layout = coo.ColMajor
 		}

@@ -81,7 +81,7 @@
 // # Errors
 //
 // Bad input never panics. Every error for bad input is built with
-// arrowsparse.Errorf and so wraps one of the module's categories
+// core.Errorf and so wraps one of the module's categories
 // (ErrStructure for broken flatbuffers, framing, versions and index
 // structure; ErrBufferSize for lengths; ErrShape; ErrAlignment; ErrOverflow;
 // ErrUnsupportedType for value and index types), which wrap arrow.ErrInvalid

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // readChunk is the first allocation for a metadata or body of unknown
@@ -91,7 +92,7 @@ func (r *Reader) Next() (*StreamFrame, error) {
 func ReadMessage(r io.Reader, opts ...ReadOption) (*StreamFrame, error) {
 	f, err := NewReader(r, opts...).Next()
 	if err == io.EOF {
-		return nil, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: no message: the input is empty or starts with an end-of-stream marker")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: no message: the input is empty or starts with an end-of-stream marker")
 	}
 	return f, err
 }
@@ -104,7 +105,7 @@ func (r *Reader) next() (*StreamFrame, error) {
 	case err == io.EOF:
 		return nil, io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return nil, arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
 	case err != nil:
 		return nil, fmt.Errorf("wire: reading message prefix: %w", err)
 	}
@@ -143,7 +144,7 @@ func (r *Reader) next() (*StreamFrame, error) {
 // shortRead turns an error of io.ReadFull into the reader's error.
 func (r *Reader) shortRead(err error, what string, want int64, got int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
 	}
 	return fmt.Errorf("wire: reading %s: %w", what, err)
 }

@@ -6,12 +6,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Validate checks the structural rules of a Tensor or SparseTensor message
 // that can be decided from the metadata alone, with m.BodyLength as the body
 // size. It returns nil for every message Arrow C++ writes, and an error
-// (built with arrowsparse.Errorf) for the malformed messages listed below,
+// (built with core.Errorf) for the malformed messages listed below,
 // most of which Arrow C++ also rejects. It reads no body bytes: index
 // values, indptr contents and canonical order are for the tensor layer.
 //
@@ -52,31 +53,31 @@ import (
 // ignores it for CSF.
 func (m *Message) Validate() error {
 	if m == nil {
-		return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: nil message")
+		return core.Errorf(arrowsparse.ErrStructure, "wire: nil message")
 	}
 	if m.BodyLength < 0 {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: negative bodyLength %d", m.BodyLength)
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: negative bodyLength %d", m.BodyLength)
 	}
 	switch m.Header {
 	case HeaderTensor:
 		if m.Tensor == nil {
-			return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: Tensor message without Tensor metadata")
+			return core.Errorf(arrowsparse.ErrStructure, "wire: Tensor message without Tensor metadata")
 		}
 		return m.Tensor.validate(m.BodyLength)
 	case HeaderSparseTensor:
 		if m.SparseTensor == nil {
-			return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor message without SparseTensor metadata")
+			return core.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor message without SparseTensor metadata")
 		}
 		return m.SparseTensor.validate(m.BodyLength)
 	}
-	return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: %s message is not a tensor message", m.Header)
+	return core.Errorf(arrowsparse.ErrStructure, "wire: %s message is not a tensor message", m.Header)
 }
 
 func checkShape(shape []Dim, what string) ([]int64, error) {
 	sizes := make([]int64, len(shape))
 	for i, d := range shape {
 		if d.Size < 0 {
-			return nil, arrowsparse.Errorf(arrowsparse.ErrShape, "wire: %s dimension %d has negative size %d", what, i, d.Size)
+			return nil, core.Errorf(arrowsparse.ErrShape, "wire: %s dimension %d has negative size %d", what, i, d.Size)
 		}
 		sizes[i] = d.Size
 	}
@@ -84,7 +85,7 @@ func checkShape(shape []Dim, what string) ([]int64, error) {
 }
 
 func (t *Tensor) validate(bodyLen int64) error {
-	if err := arrowsparse.CheckValueType(t.Type); err != nil {
+	if err := core.CheckValueType(t.Type); err != nil {
 		return err
 	}
 	sizes, err := checkShape(t.Shape, "Tensor")
@@ -99,17 +100,17 @@ func (t *Tensor) validate(bodyLen int64) error {
 	strides := t.Strides
 	if len(strides) == 0 {
 		// Row-major: the data is n·w contiguous bytes.
-		size, ok := arrowsparse.MulInt64(n, w)
+		size, ok := core.MulInt64(n, w)
 		if !ok {
-			return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: Tensor of %d elements of %d bytes overflows int64", n, w)
+			return core.Errorf(arrowsparse.ErrOverflow, "wire: Tensor of %d elements of %d bytes overflows int64", n, w)
 		}
 		if size > bodyLen {
-			return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor of %d elements of %d bytes needs %d bytes but bodyLength is %d", n, w, size, bodyLen)
+			return core.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor of %d elements of %d bytes needs %d bytes but bodyLength is %d", n, w, size, bodyLen)
 		}
 		return nil
 	}
 	if len(strides) != len(sizes) {
-		return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: Tensor has %d strides for %d dimensions", len(strides), len(sizes))
+		return core.Errorf(arrowsparse.ErrShape, "wire: Tensor has %d strides for %d dimensions", len(strides), len(sizes))
 	}
 	if n == 0 {
 		return nil // a zero-size tensor addresses nothing
@@ -120,18 +121,18 @@ func (t *Tensor) validate(bodyLen int64) error {
 			continue
 		}
 		if s < 0 {
-			return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: Tensor stride %d is negative (%d); negative strides are not supported", i, s)
+			return core.Errorf(arrowsparse.ErrShape, "wire: Tensor stride %d is negative (%d); negative strides are not supported", i, s)
 		}
-		step, ok := arrowsparse.MulInt64(sizes[i]-1, s)
+		step, ok := core.MulInt64(sizes[i]-1, s)
 		if ok {
-			last, ok = arrowsparse.AddInt64(last, step)
+			last, ok = core.AddInt64(last, step)
 		}
 		if !ok {
-			return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: Tensor strides %v with shape %v overflow int64", strides, sizes)
+			return core.Errorf(arrowsparse.ErrOverflow, "wire: Tensor strides %v with shape %v overflow int64", strides, sizes)
 		}
 	}
-	if end, ok := arrowsparse.AddInt64(last, w); !ok || end > bodyLen {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor shape %v with strides %v addresses bytes up to %d but bodyLength is %d", sizes, strides, last+w, bodyLen)
+	if end, ok := core.AddInt64(last, w); !ok || end > bodyLen {
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor shape %v with strides %v addresses bytes up to %d but bodyLength is %d", sizes, strides, last+w, bodyLen)
 	}
 	return nil
 }
@@ -140,23 +141,23 @@ func (t *Tensor) validate(bodyLen int64) error {
 // number of bytes it covers (its Length, or more for CSF element counts).
 func inBody(b Buffer, extent, bodyLen int64, what string) error {
 	if b.Offset < 0 || b.Length < 0 {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} has a negative offset or length", what, b.Offset, b.Length)
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} has a negative offset or length", what, b.Offset, b.Length)
 	}
-	end, ok := arrowsparse.AddInt64(b.Offset, extent)
+	end, ok := core.AddInt64(b.Offset, extent)
 	if !ok || end > bodyLen {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} ends past the %d-byte body", what, b.Offset, b.Length, bodyLen)
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} ends past the %d-byte body", what, b.Offset, b.Length, bodyLen)
 	}
 	return nil
 }
 
 // needBytes checks that buf.Length holds count elements of width w.
 func needBytes(buf Buffer, count, w int64, what string) error {
-	need, ok := arrowsparse.MulInt64(count, w)
+	need, ok := core.MulInt64(count, w)
 	if !ok {
-		return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: %s: %d elements of %d bytes overflow int64", what, count, w)
+		return core.Errorf(arrowsparse.ErrOverflow, "wire: %s: %d elements of %d bytes overflow int64", what, count, w)
 	}
 	if buf.Length < need {
-		return arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: %s has %d bytes, too few for %d elements of %d bytes", what, buf.Length, count, w)
+		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s has %d bytes, too few for %d elements of %d bytes", what, buf.Length, count, w)
 	}
 	return nil
 }
@@ -164,14 +165,14 @@ func needBytes(buf Buffer, count, w int64, what string) error {
 // checkIndexFits checks that field (such as "COO indicesType") is a sparse
 // index type that holds max; what names the quantity.
 func checkIndexFits(dt arrow.DataType, max int64, field, what string) error {
-	if err := arrowsparse.CheckIndexFits(dt, max, what); err != nil {
-		return arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s: %w", field, err)
+	if err := core.CheckIndexFits(dt, max, what); err != nil {
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s: %w", field, err)
 	}
 	return nil
 }
 
 func (st *SparseTensor) validate(bodyLen int64) error {
-	if err := arrowsparse.CheckValueType(st.Type); err != nil {
+	if err := core.CheckValueType(st.Type); err != nil {
 		return err
 	}
 	sizes, err := checkShape(st.Shape, "SparseTensor")
@@ -179,13 +180,13 @@ func (st *SparseTensor) validate(bodyLen int64) error {
 		return err
 	}
 	if st.NonZeroLength < 0 {
-		return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
+		return core.Errorf(arrowsparse.ErrShape, "wire: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
 	}
 	if err := inBody(st.Data, st.Data.Length, bodyLen, "SparseTensor data buffer"); err != nil {
 		return err
 	}
 	if st.Data.Offset%8 != 0 {
-		return arrowsparse.Errorf(arrowsparse.ErrAlignment, "wire: SparseTensor data buffer offset %d is not a multiple of 8", st.Data.Offset)
+		return core.Errorf(arrowsparse.ErrAlignment, "wire: SparseTensor data buffer offset %d is not a multiple of 8", st.Data.Offset)
 	}
 	ndim := int64(len(sizes))
 	nnz := st.NonZeroLength
@@ -207,7 +208,7 @@ func (st *SparseTensor) validate(bodyLen int64) error {
 		_, _, err := x.validate(ndim, bodyLen)
 		return err
 	}
-	return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor without an index")
+	return core.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor without an index")
 }
 
 func (x *COOIndex) validate(sizes []int64, nnz, bodyLen int64) error {
@@ -218,17 +219,17 @@ func (x *COOIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	w := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if len(x.IndicesStrides) > 0 {
 		if len(x.IndicesStrides) != 2 {
-			return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides has %d entries, want 2 (for the N × ndim coordinate matrix)", len(x.IndicesStrides))
+			return core.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides has %d entries, want 2 (for the N × ndim coordinate matrix)", len(x.IndicesStrides))
 		}
 		row, col := COOStrides(nnz, ndim, w)
 		s := [2]int64{x.IndicesStrides[0], x.IndicesStrides[1]}
 		if s != row && s != col {
-			return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides %v are neither row-major %v nor column-major %v for a %d × %d coordinate matrix of %d-byte indices", x.IndicesStrides, row, col, nnz, ndim, w)
+			return core.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides %v are neither row-major %v nor column-major %v for a %d × %d coordinate matrix of %d-byte indices", x.IndicesStrides, row, col, nnz, ndim, w)
 		}
 	}
-	count, ok := arrowsparse.MulInt64(nnz, ndim)
+	count, ok := core.MulInt64(nnz, ndim)
 	if !ok {
-		return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: COO coordinate matrix %d × %d overflows int64", nnz, ndim)
+		return core.Errorf(arrowsparse.ErrOverflow, "wire: COO coordinate matrix %d × %d overflows int64", nnz, ndim)
 	}
 	if err := needBytes(x.IndicesBuffer, count, w, "COO indicesBuffer"); err != nil {
 		return err
@@ -249,17 +250,17 @@ func COOStrides(n, ndim, w int64) (rowMajor, colMajor [2]int64) {
 
 func (x *CSXIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	if len(sizes) != 2 {
-		return arrowsparse.Errorf(arrowsparse.ErrShape, "wire: a CSR/CSC index needs a 2-d shape, got %d dimensions", len(sizes))
+		return core.Errorf(arrowsparse.ErrShape, "wire: a CSR/CSC index needs a 2-d shape, got %d dimensions", len(sizes))
 	}
 	axis := 0
 	if x.CompressedAxis == AxisColumn {
 		axis = 1
 	} else if x.CompressedAxis != AxisRow {
-		return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
+		return core.Errorf(arrowsparse.ErrStructure, "wire: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
 	}
-	nptr, ok := arrowsparse.AddInt64(sizes[axis], 1)
+	nptr, ok := core.AddInt64(sizes[axis], 1)
 	if !ok {
-		return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: CSX dimension %d overflows", sizes[axis])
+		return core.Errorf(arrowsparse.ErrOverflow, "wire: CSX dimension %d overflows", sizes[axis])
 	}
 	if err := checkIndexFits(x.IndptrType, nptr, "CSX indptrType", "the indptr length"); err != nil {
 		return err
@@ -313,12 +314,12 @@ func (u CSFLengthUnit) String() string {
 // neither holds, or that x has no levels or unsupported index types.
 func DetectCSFLengthUnit(x *CSFIndex) (CSFLengthUnit, error) {
 	if x == nil || len(x.IndptrBuffers) == 0 || len(x.IndicesBuffers) == 0 {
-		return 0, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: CSF index without indptr or indices buffers")
+		return 0, core.Errorf(arrowsparse.ErrStructure, "wire: CSF index without indptr or indices buffers")
 	}
 	wp := int64(arrowsparse.ByteWidth(x.IndptrType))
 	wi := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if wp == 0 || wi == 0 {
-		return 0, arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
+		return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
 	}
 	lp, li := x.IndptrBuffers[0].Length, x.IndicesBuffers[0].Length
 	if li >= 0 && lp == li+1 {
@@ -327,7 +328,7 @@ func DetectCSFLengthUnit(x *CSFIndex) (CSFLengthUnit, error) {
 	if lp >= 0 && li >= 0 && lp%wp == 0 && li%wi == 0 && lp/wp == li/wi+1 {
 		return CSFLengthBytes, nil
 	}
-	return 0, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: CSF buffer lengths %d (indptr[0]) and %d (indices[0]) are neither element counts (want %d = %d+1) nor byte sizes of %d- and %d-byte integers with one more indptr entry", lp, li, lp, li, wp, wi)
+	return 0, core.Errorf(arrowsparse.ErrStructure, "wire: CSF buffer lengths %d (indptr[0]) and %d (indices[0]) are neither element counts (want %d = %d+1) nor byte sizes of %d- and %d-byte integers with one more indptr entry", lp, li, lp, li, wp, wi)
 }
 
 // CSFCounts returns the number of entries of every indptr and indices
@@ -337,24 +338,24 @@ func CSFCounts(x *CSFIndex, unit CSFLengthUnit) (indptr, indices []int64, err er
 	wp := int64(arrowsparse.ByteWidth(x.IndptrType))
 	wi := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if wp == 0 || wi == 0 {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
 	}
 	conv := func(bufs []Buffer, w int64, what string) ([]int64, error) {
 		out := make([]int64, len(bufs))
 		for i, b := range bufs {
 			if b.Length < 0 {
-				return nil, arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] has negative length %d", what, i, b.Length)
+				return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] has negative length %d", what, i, b.Length)
 			}
 			switch unit {
 			case CSFLengthElements:
 				out[i] = b.Length
 			case CSFLengthBytes:
 				if b.Length%w != 0 {
-					return nil, arrowsparse.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] length %d is not a multiple of the %d-byte width", what, i, b.Length, w)
+					return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] length %d is not a multiple of the %d-byte width", what, i, b.Length, w)
 				}
 				out[i] = b.Length / w
 			default:
-				return nil, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: unknown CSF length unit %d", unit)
+				return nil, core.Errorf(arrowsparse.ErrStructure, "wire: unknown CSF length unit %d", unit)
 			}
 		}
 		return out, nil
@@ -370,24 +371,24 @@ func CSFCounts(x *CSFIndex, unit CSFLengthUnit) (indptr, indices []int64, err er
 
 func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err error) {
 	if ndim < 2 {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrShape, "wire: a CSF index needs at least 2 dimensions, got %d", ndim)
+		return nil, nil, core.Errorf(arrowsparse.ErrShape, "wire: a CSF index needs at least 2 dimensions, got %d", ndim)
 	}
 	if int64(len(x.IndptrBuffers)) != ndim-1 || int64(len(x.IndicesBuffers)) != ndim || int64(len(x.AxisOrder)) != ndim {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: inconsistent CSF index: %d indptr buffers, %d indices buffers and %d axisOrder entries for %d dimensions (want %d, %d, %d)",
+		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "wire: inconsistent CSF index: %d indptr buffers, %d indices buffers and %d axisOrder entries for %d dimensions (want %d, %d, %d)",
 			len(x.IndptrBuffers), len(x.IndicesBuffers), len(x.AxisOrder), ndim, ndim-1, ndim, ndim)
 	}
 	perm := make([]int, len(x.AxisOrder))
 	for i, a := range x.AxisOrder {
 		perm[i] = int(a)
 	}
-	if err := arrowsparse.CheckPermutation(perm, int(ndim), "CSF axisOrder"); err != nil {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: %w", err)
+	if err := core.CheckPermutation(perm, int(ndim), "CSF axisOrder"); err != nil {
+		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "wire: %w", err)
 	}
-	if err := arrowsparse.CheckIndexType(x.IndptrType); err != nil {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indptrType: %w", err)
+	if err := core.CheckIndexType(x.IndptrType); err != nil {
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indptrType: %w", err)
 	}
-	if err := arrowsparse.CheckIndexType(x.IndicesType); err != nil {
-		return nil, nil, arrowsparse.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indicesType: %w", err)
+	if err := core.CheckIndexType(x.IndicesType); err != nil {
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indicesType: %w", err)
 	}
 	unit, err := DetectCSFLengthUnit(x)
 	if err != nil {
@@ -400,9 +401,9 @@ func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err e
 	wi := int64(arrowsparse.ByteWidth(x.IndicesType))
 	check := func(bufs []Buffer, counts []int64, w int64, dt arrow.DataType, what string) error {
 		for i, b := range bufs {
-			extent, ok := arrowsparse.MulInt64(counts[i], w)
+			extent, ok := core.MulInt64(counts[i], w)
 			if !ok {
-				return arrowsparse.Errorf(arrowsparse.ErrOverflow, "wire: CSF %s[%d]: %d elements overflow", what, i, counts[i])
+				return core.Errorf(arrowsparse.ErrOverflow, "wire: CSF %s[%d]: %d elements overflow", what, i, counts[i])
 			}
 			if err := inBody(b, extent, bodyLen, "CSF "+what+"["+strconv.Itoa(i)+"]"); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // The verifier checks a Message flatbuffer the way the C++ flatbuffers
@@ -41,7 +42,7 @@ type vtable struct {
 }
 
 func (v *verifier) errorf(format string, args ...any) error {
-	return arrowsparse.Errorf(arrowsparse.ErrStructure, "wire: invalid flatbuffer metadata: "+format, args...)
+	return core.Errorf(arrowsparse.ErrStructure, "wire: invalid flatbuffer metadata: "+format, args...)
 }
 
 // inRange reports whether n bytes at pos lie inside the buffer, with the C++
