@@ -1,7 +1,6 @@
 package csf
 
 import (
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -10,7 +9,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
@@ -50,9 +49,9 @@ type builder struct {
 // part is a run of levels [lo, hi) whose keys fit in 64 bits.
 type part struct {
 	lo, hi int
-	keys   []uint64          // per entry, sorted with the keys of the parts above
-	span   []uint64          // span[l-lo]: the key range of a level-l node
-	divs   []keysort.Divider // divs[l-lo] divides by span[l-lo]
+	keys   []uint64         // per entry, sorted with the keys of the parts above
+	span   []uint64         // span[l-lo]: the key range of a level-l node
+	divs   []divide.Divider // divs[l-lo] divides by span[l-lo]
 }
 
 func newBuilder(sizes []int64, u int64, workers int) *builder {
@@ -76,11 +75,11 @@ func (b *builder) setKeys(bounds []int, keys [][]uint64) {
 		pt := &b.parts[q]
 		pt.lo, pt.hi, pt.keys = bounds[q], bounds[q+1], keys[q]
 		pt.span = make([]uint64, pt.hi-pt.lo)
-		pt.divs = make([]keysort.Divider, pt.hi-pt.lo)
+		pt.divs = make([]divide.Divider, pt.hi-pt.lo)
 		sp := uint64(1)
 		for l := pt.hi - 1; l >= pt.lo; l-- {
 			pt.span[l-pt.lo] = sp
-			pt.divs[l-pt.lo] = keysort.NewDivider(sp)
+			pt.divs[l-pt.lo] = divide.New(sp)
 			sp *= uint64(max(b.sizes[l], 1))
 		}
 	}
@@ -401,12 +400,4 @@ func empty(mem memory.Allocator, s *buildSpec) *Tensor {
 	b := newBuilder(s.levelSizes(), 0, 1)
 	t, _ := assemble(mem, s, b, newBuffer(mem, 0), nil)
 	return t
-}
-
-// workersOr returns w, or GOMAXPROCS if w ≤ 0.
-func workersOr(w int) int {
-	if w <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return w
 }

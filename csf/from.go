@@ -62,7 +62,7 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 		order:     slices.Clone(order),
 		idxTypes:  make([]arrow.DataType, nl),
 		ptrTypes:  make([]arrow.DataType, nl-1),
-		workers:   workersOr(o.Workers),
+		workers:   par.Workers(o.Workers),
 	}
 	base := o.IndexType
 	if base == nil {

@@ -91,7 +91,7 @@ func MTTKRP[T arrowsparse.Float](t *Tensor, mode int, factors [][]T, rank int, o
 			u[l] = factors[k]
 		}
 	}
-	workers := workersOr(o.Workers)
+	workers := par.Workers(o.Workers)
 	if t.nnz < 1<<12 {
 		workers = 1
 	}

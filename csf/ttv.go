@@ -66,7 +66,7 @@ func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T,
 			order = append(order, k-1)
 		}
 	}
-	workers := workersOr(o.Workers)
+	workers := par.Workers(o.Workers)
 	leafLo, leafHi := t.leafRange()
 
 	if d == nl-1 {

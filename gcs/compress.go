@@ -12,6 +12,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -171,9 +172,9 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 // the sort's staging arrays.
 func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 	iw, vw := arrowsparse.ByteWidth(j.it), arrowsparse.ByteWidth(j.vt)
-	div := keysort.NewDivider(uint64(j.minor))
+	div := divide.New(uint64(j.minor))
 	if j.packed > 0 {
-		div = keysort.NewDivider(uint64(1) << j.packed)
+		div = divide.New(uint64(1) << j.packed)
 	}
 	var mu sync.Mutex
 	var dup atomic.Bool
@@ -280,7 +281,7 @@ type compressor interface {
 	// tab[w>>ib] if tab is not nil, base + w>>ib otherwise. Lanes seen
 	// first or last in the call may be shared with concurrent calls and
 	// are updated under mu; the others belong to this call alone.
-	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int
+	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div divide.Divider, keepDups bool) int
 	// put writes entries with the given lanes (ascending) and indices, and
 	// counts them into ptr.
 	put(ptr, idx []byte, lanes, index []int64)
@@ -290,7 +291,7 @@ type compressor interface {
 
 type comp[P, I arrowsparse.Index] struct{}
 
-func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int {
+func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div divide.Divider, keepDups bool) int {
 	ptr, idx := core.MustSliceBytes[P](ptrb), core.MustSliceBytes[I](idxb)
 	out := idx[pos:]
 	u := 0

@@ -11,7 +11,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -172,7 +172,7 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 	values = copyBuffer(mem, in)
 	c := ixFor(pt, it).compressor()
 	if n > 0 {
-		div := keysort.NewDivider(uint64(minor))
+		div := divide.New(uint64(minor))
 		var mu sync.Mutex
 		buf := make([]uint64, chunk)
 		for lo := int64(0); lo < n; lo += chunk {

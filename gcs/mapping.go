@@ -6,7 +6,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 )
 
 // Mapping is the dimensionality reduction of seed 000: it maps the index of
@@ -306,13 +306,13 @@ func (mp Mapping) rowColStrides() (r, c []int64) {
 // of its axes, least significant axis first, with multiply-high divisions.
 type radix struct {
 	axes []int // the group's axes, most significant first
-	divs []keysort.Divider
+	divs []divide.Divider
 }
 
 func newRadix(shape []int64, axes []int) radix {
-	r := radix{axes: axes, divs: make([]keysort.Divider, len(axes))}
+	r := radix{axes: axes, divs: make([]divide.Divider, len(axes))}
 	for i, a := range axes {
-		r.divs[i] = keysort.NewDivider(uint64(max(shape[a], 1)))
+		r.divs[i] = divide.New(uint64(max(shape[a], 1)))
 	}
 	return r
 }

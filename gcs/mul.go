@@ -1,7 +1,6 @@
 package gcs
 
 import (
-	"runtime"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -56,13 +55,10 @@ func MulVec[T arrowsparse.Float](dst []T, m *Matrix, trans bool, x []T, workers 
 }
 
 func effectiveWorkers(workers int, nnz int64) int {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	if nnz < parallelNNZ {
 		return 1
 	}
-	return workers
+	return par.Workers(workers)
 }
 
 // mulKernel are the product kernels for one value type and one pair of

@@ -14,7 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -343,7 +343,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
 	if _, ok := core.SizeUint64([]int64{major, minor}); ok && m.nnz > 0 {
-		div := keysort.NewDivider(uint64(nmin))
+		div := divide.New(uint64(nmin))
 		words := make([]uint64, chunk)
 		var mu sync.Mutex
 		for a := int64(0); a < m.nnz; a += chunk {

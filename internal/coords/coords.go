@@ -12,6 +12,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 )
 
@@ -46,7 +47,7 @@ type Ops interface {
 	Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64)
 	// EmitKeys writes the coordinates of the distinct keys among words
 	// (ascending) to out, row-major, from entry pos; it returns their count.
-	EmitKeys(out []byte, nd int, divs []keysort.Divider, pos int, words []uint64, ib uint) int
+	EmitKeys(out []byte, nd int, divs []divide.Divider, pos int, words []uint64, ib uint) int
 	// SortPerm sorts perm by coordinates, ties by entry number, and returns
 	// the start of each run of equal coordinates plus a final len(perm).
 	SortPerm(m Matrix, perm []int64) []int64
@@ -193,7 +194,7 @@ func (iops[I]) Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
 	}
 }
 
-func (iops[I]) EmitKeys(outb []byte, nd int, divs []keysort.Divider, pos int, words []uint64, ib uint) int {
+func (iops[I]) EmitKeys(outb []byte, nd int, divs []divide.Divider, pos int, words []uint64, ib uint) int {
 	out := core.MustSliceBytes[I](outb)
 	u := 0
 	last := ^uint64(0)
@@ -330,7 +331,7 @@ func (iops[I]) TransposeLayout(m Matrix, outb []byte) {
 // coordinates from keys.
 type Linearization struct {
 	Strides []uint64 // per axis, in axis numbering
-	Divs    []keysort.Divider
+	Divs    []divide.Divider
 	KeyBits uint // every key is below 1<<KeyBits
 }
 
@@ -351,7 +352,7 @@ func Linearize(shape []int64, order []int, n int64) (Linearization, bool) {
 	if !keysort.Fits(kb, int(n)) {
 		return Linearization{}, false
 	}
-	l := Linearization{Strides: make([]uint64, nd), Divs: make([]keysort.Divider, nd), KeyBits: kb}
+	l := Linearization{Strides: make([]uint64, nd), Divs: make([]divide.Divider, nd), KeyBits: kb}
 	s := uint64(1)
 	for j := nd - 1; j >= 0; j-- {
 		k := j
@@ -360,7 +361,7 @@ func Linearize(shape []int64, order []int, n int64) (Linearization, bool) {
 		}
 		l.Strides[k] = s
 		s *= uint64(max(shape[k], 1))
-		l.Divs[k] = keysort.NewDivider(uint64(max(shape[k], 1)))
+		l.Divs[k] = divide.New(uint64(max(shape[k], 1)))
 	}
 	return l, true
 }

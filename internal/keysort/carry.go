@@ -2,7 +2,6 @@ package keysort
 
 import (
 	"math/bits"
-	"runtime"
 	"slices"
 	"unsafe"
 
@@ -106,10 +105,7 @@ func (s *Carry) Run() int {
 	if n == 0 {
 		return 0
 	}
-	workers := s.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := par.Workers(s.Workers)
 	if n < carrySmallN {
 		workers = 1
 	}

@@ -29,14 +29,10 @@
 // parts like the others, then counts and places each bucket in cache and
 // writes compressed output (pointers, low parts, values) directly, with
 // neither an LSD sort nor a reducer.
-//
-// Divider replaces the hardware divisions that turn keys back into
-// coordinates.
 package keysort
 
 import (
 	"math/bits"
-	"runtime"
 	"slices"
 
 	"github.com/arrowsparse/arrowsparse/internal/par"
@@ -103,10 +99,7 @@ func (s *Sort) Run() int {
 	if !Fits(s.KeyBits, n) {
 		panic("keysort: keys and indices do not fit in 64 bits")
 	}
-	workers := s.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := par.Workers(s.Workers)
 	if n < smallN {
 		workers = 1
 	}

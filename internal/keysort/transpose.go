@@ -2,7 +2,6 @@ package keysort
 
 import (
 	"math/bits"
-	"runtime"
 	"unsafe"
 
 	"github.com/arrowsparse/arrowsparse/internal/par"
@@ -107,10 +106,7 @@ func (t *Transpose) Fits() bool {
 // Run sorts the entries and writes Ptr, Idx and Out.
 func (t *Transpose) Run() {
 	n := t.N
-	workers := t.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := par.Workers(t.Workers)
 	if n < carrySmallN {
 		workers = 1
 	}

@@ -3,7 +3,19 @@
 // result depends only on how the work was split, never on scheduling.
 package par
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
+
+// Workers resolves a requested number of goroutines: n if n > 0, and
+// runtime.GOMAXPROCS(0) otherwise ("0 means all cores").
+func Workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // Do runs f(0), …, f(k-1), on k goroutines when k > 1, and returns when all
 // have returned.
