@@ -18,8 +18,7 @@ import (
 // c is Σ c[l]·S[l], where S[l] is the product of the sizes of the levels
 // below l. When that does not fit in 64 bits, the levels are cut into
 // parts whose keys do (each entry then has one key per part, compared top
-// part first), and failing that the entries come as rows of level-order
-// coordinates.
+// part first; coords.Linearize cuts them).
 //
 // The node of level l that holds a key covers the key range [base,
 // base+S[l]). A key starts a new node on level l, and on every level below
@@ -36,9 +35,8 @@ import (
 type builder struct {
 	nl    int
 	sizes []int64
-	parts []part  // the entries' keys, or nil
-	rows  []int64 // or their coordinate rows, nl per entry
-	u     int64   // number of entries
+	parts []part // the entries' keys
+	u     int64  // number of entries
 
 	chunks []int64    // chunk c is entries [chunks[c], chunks[c+1])
 	before [][]int64  // before[c][l]: nodes of level l made by chunks < c
@@ -106,18 +104,6 @@ func (b *builder) newState() *pathState {
 // nodes in st.coord.
 func (b *builder) next(st *pathState, j int64) int {
 	nl := b.nl
-	if b.parts == nil {
-		row := b.rows[j*int64(nl) : (j+1)*int64(nl)]
-		d := 0
-		if !st.first {
-			for d < nl && row[d] == st.coord[d] {
-				d++
-			}
-		}
-		st.first = false
-		copy(st.coord, row)
-		return d
-	}
 	if len(b.parts) == 1 {
 		return b.nextKey(st, &b.parts[0], b.parts[0].keys[j])
 	}

@@ -290,13 +290,13 @@ func (mp Mapping) keyStrides() ([]uint64, uint, bool) {
 }
 
 // rowColStrides returns per-axis multipliers giving the row and the column.
-func (mp Mapping) rowColStrides() (r, c []int64) {
-	r, c = make([]int64, len(mp.dims)), make([]int64, len(mp.dims))
+func (mp Mapping) rowColStrides() (r, c []uint64) {
+	r, c = make([]uint64, len(mp.dims)), make([]uint64, len(mp.dims))
 	for i, d := range mp.dims {
 		if i < mp.split {
-			r[d] = mp.strides[i]
+			r[d] = uint64(mp.strides[i])
 		} else {
-			c[d] = mp.strides[i]
+			c[d] = uint64(mp.strides[i])
 		}
 	}
 	return r, c

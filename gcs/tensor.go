@@ -15,6 +15,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/divide"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -352,7 +353,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 			for q := range b - a {
 				words[q] = uint64(lanes[q])*uint64(minor) + uint64(idx[q])
 			}
-			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), words[:b-a], 0, 0, nil, div, true)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), &keysort.Bucket{Words: words[:b-a], W: 1}, div, true)
 		}
 	} else if m.nnz > 0 {
 		// Keys beyond 64 bits: 128-bit arithmetic.
@@ -413,7 +414,7 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 		for k, v := range mul {
 			imul[k] = int64(v)
 		}
-		j.keyBits = kb
+		j.keyBits = []uint{kb}
 		j.keys = func(lo, hi int, dst []uint64) {
 			lanes, idx := make([]int64, chunk), make([]int64, chunk)
 			for a := lo; a < hi; a += chunk {
@@ -430,16 +431,23 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 			}
 		}
 	} else {
-		rs, cs := mp.rowColStrides()
-		j.pairs = func(lo, hi int, maj, mnr []int64) {
+		// Two-word keys (row, column).
+		ur, uc := mp.rowColStrides()
+		rs, cs := make([]int64, len(ur)), make([]int64, len(uc))
+		for k := range ur {
+			rs[k], cs[k] = int64(ur[k]), int64(uc[k])
+		}
+		j.keyBits = wideKeyBits(mp.rows, mp.cols)
+		j.keys = func(lo, hi int, dst []uint64) {
 			lanes, idx := make([]int64, chunk), make([]int64, chunk)
 			for a := lo; a < hi; a += chunk {
 				b := min(a+chunk, hi)
 				ix.entries(m, int64(a), int64(b), lanes, idx)
 				for q := range b - a {
 					l, i := uint64(lanes[q]), uint64(idx[q])
-					maj[a-lo+q] = lr.dot(l, rs) + li.dot(i, rs)
-					mnr[a-lo+q] = lr.dot(l, cs) + li.dot(i, cs)
+					e := 2 * (a - lo + q)
+					dst[e] = uint64(lr.dot(l, rs) + li.dot(i, rs))
+					dst[e+1] = uint64(lr.dot(l, cs) + li.dot(i, cs))
 				}
 			}
 		}

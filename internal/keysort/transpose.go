@@ -122,17 +122,7 @@ func (t *Transpose) Run() {
 		t.Count(chunks[c], chunks[c+1], l, h)
 		hist[c] = h
 	})
-	starts := make([]int, nb+1) // bucket b is [starts[b], starts[b+1])
-	sum := 0
-	for b := range nb {
-		starts[b] = sum
-		for c := range workers {
-			cnt := hist[c][b]
-			hist[c][b] = sum // becomes chunk c's write position in bucket b
-			sum += cnt
-		}
-	}
-	starts[nb] = sum
+	starts := bucketStarts(hist) // bucket b is [starts[b], starts[b+1])
 
 	// Phase 2: stage the low key bits and the values in bucket order. The
 	// staged keys live in Idx when it is as wide as they need; a narrower
