@@ -50,5 +50,7 @@
 //
 // A Tensor may be read by any number of goroutines. Canonicalize runs on as
 // many goroutines as GOMAXPROCS unless CanonOptions.Workers says otherwise;
-// its result does not depend on the number of workers.
+// its result does not depend on the number of workers. It is a parallel
+// radix sort for every shape and size (see CanonicalizeWith for its
+// memory), shapes of 2^64 elements or more included.
 package coo

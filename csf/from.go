@@ -114,16 +114,16 @@ func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
 //
 // A canonical COO tensor converted in the axis order 0, 1, … is already in
 // tree order: it is not sorted again, and its values buffer is shared.
-// Otherwise FromCOO sorts 64-bit keys (the linear index in axis order, with
-// the entry number below it) with a parallel radix sort, combines
-// duplicates as the sorted groups come out, and builds the levels in two
-// parallel streaming passes over the sorted keys. For an int64 leaf level and 8-byte values
-// the sort runs inside the output buffers: the peak extra memory is the
-// sort's per-worker bucket buffers. Hypersparse shapes whose keys do not
-// fit in 64 bits (with the entry number) are sorted by one radix pass per
-// part of the levels, which needs about 8·(2·parts+4) bytes per entry of
-// scratch; a single dimension too large for any key makes it fall back to
-// a comparison sort of coordinate rows.
+// Otherwise FromCOO sorts the linear indices in axis order (one 64-bit
+// key word, or one per part of the levels when the shape has 2^64
+// elements or more) with a parallel radix sort that moves each value with
+// its key (internal/keysort Carry), combines duplicates as the sorted
+// buckets come out, and builds the levels in two parallel streaming passes
+// over the sorted keys. Memory, beyond the output: with one key word and
+// an int64 leaf level the sort stages in the output buffers, so the peak
+// extra memory is the sort's per-worker bucket buffers (a few MiB); with
+// a narrower leaf level the keys take 8 bytes per entry; with W key words,
+// 8·W bytes per entry for the keys plus 4 to 8·W for the staged key bits.
 //
 // The result must be released by the caller.
 func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, error) {

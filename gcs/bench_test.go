@@ -22,28 +22,39 @@ import (
 //
 // B/op is everything the call allocates, output buffers included.
 
+// BenchmarkCOOToCSR converts workload a, unsorted, to a canonical CSR, at
+// 1M to 100M entries (internal/benchdata.Sizes2D): the anchors' coo_to_csr.
+// The CSR keeps the COO's index type (int32 for the 100M-entry version).
 func BenchmarkCOOToCSR(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
-			x := benchdata.LoadCOO(b, "a_powerlaw2d")
-			defer x.Release()
-			mem := memory.NewGoAllocator()
-			b.ReportAllocs()
-			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
-			for b.Loop() {
-				m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
+	for _, w := range benchdata.Sizes2D {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
+				x := benchdata.LoadCOO(b, w)
+				defer x.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				for b.Loop() {
+					m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					m.Release()
 				}
-				m.Release()
-			}
-		})
+			})
+		}
 	}
 }
 
 // csrOf loads workload a as a canonical CSR with the given index type.
 func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
-	x := benchdata.LoadCOO(b, "a_powerlaw2d")
+	return csrOfWorkload(b, "a_powerlaw2d", it)
+}
+
+// csrOfWorkload loads a 2-d workload as a canonical CSR with the given
+// index type (nil: the workload's).
+func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
+	x := benchdata.LoadCOO(b, name)
 	defer x.Release()
 	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndicesType: it})
 	if err != nil {
@@ -52,21 +63,30 @@ func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
 	return m
 }
 
+// BenchmarkCSRToCSC transposes the canonical CSR of workload a at 1M to
+// 100M entries: the anchors' csr_to_csc. The indices are int64 but for the
+// 100M-entry version (int32, as scipy stores them).
 func BenchmarkCSRToCSC(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
-			m := csrOf(b, arrow.PrimitiveTypes.Int64)
-			defer m.Release()
-			mem := memory.NewGoAllocator()
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
+	for _, w := range benchdata.Sizes2D {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
+				var it arrow.DataType = arrow.PrimitiveTypes.Int64
+				if w == "a_powerlaw2d_100m" {
+					it = nil
 				}
-				c.Release()
-			}
-		})
+				m := csrOfWorkload(b, w, it)
+				defer m.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				for b.Loop() {
+					c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					c.Release()
+				}
+			})
+		}
 	}
 }
 

@@ -72,9 +72,10 @@ func FromMatrix(m *Matrix) *Tensor {
 // TensorFromCOO returns the COO tensor t in GCS format with the given
 // mapping (dims, partitioning: see NewMapping), over a canonical CSR
 // storage matrix in buffers from mem. Entries are sorted by the key
-// row·cols + col, which is t's coordinates linearised in dims order, with
-// a parallel radix sort (none when t is canonical and dims is the
-// identity); duplicates are combined under o.Duplicates. Index types
+// row·cols + col, which is t's coordinates linearised in dims order (or,
+// when that does not fit in 64 bits, the pair (row, col)), with a parallel
+// radix sort (none when t is canonical and dims is the identity);
+// duplicates are combined under o.Duplicates. Index types
 // default as for FromCOO, the indices being widened to hold the column
 // numbers of the reduced matrix. Dim names are kept. The result must be
 // released by the caller.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,12 +37,16 @@ type Header struct {
 	DenseFile  string  `json:"dense_file"`
 }
 
-// Dir returns the workload directory of name, or skips tb if it is absent.
+// Dir returns the workload directory of name, or skips tb if it is absent,
+// or if it is one of the Big workloads and BENCH_BIG is not 1.
 func Dir(tb testing.TB, name string) string {
 	tb.Helper()
 	root := os.Getenv("BENCH_DATA")
 	if root == "" {
 		tb.Skip("BENCH_DATA is not set: run bench/run.sh, which generates the shared workloads")
+	}
+	if slices.Contains(Big, name) && os.Getenv("BENCH_BIG") != "1" {
+		tb.Skipf("workload %s runs only with BENCH_BIG=1", name)
 	}
 	dir := filepath.Join(root, name)
 	if _, err := os.Stat(filepath.Join(dir, "header.json")); err != nil {
@@ -85,10 +90,11 @@ func readAligned(path string, want int64) (*memory.Buffer, error) {
 	return buf, nil
 }
 
-// LoadCOO loads a COO workload (int64 coordinates, float64 values) as a
-// column-major coo.Tensor over the file bytes, without copying them: the
-// files are mode-major, which is the column-major coordinate matrix. It
-// skips tb if the workload is absent and fails it on a read error.
+// LoadCOO loads a COO workload (int64 or int32 coordinates, float64
+// values) as a column-major coo.Tensor over the file bytes, without copying
+// them: the files are mode-major, which is the column-major coordinate
+// matrix. It skips tb if the workload is absent and fails it on a read
+// error.
 func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	tb.Helper()
 	dir := Dir(tb, name)
@@ -96,11 +102,15 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if h.Layout != "coo" || h.IndexDtype != "<i8" || h.ValueDtype != "<f8" {
-		tb.Fatalf("%s: want a coo/<i8/<f8 workload, got %s/%s/%s", dir, h.Layout, h.IndexDtype, h.ValueDtype)
+	it, iw := arrow.DataType(arrow.PrimitiveTypes.Int64), int64(8)
+	if h.IndexDtype == "<i4" {
+		it, iw = arrow.PrimitiveTypes.Int32, 4
+	}
+	if h.Layout != "coo" || (h.IndexDtype != "<i8" && h.IndexDtype != "<i4") || h.ValueDtype != "<f8" {
+		tb.Fatalf("%s: want a coo/<i8 or <i4/<f8 workload, got %s/%s/%s", dir, h.Layout, h.IndexDtype, h.ValueDtype)
 	}
 	nd := int64(len(h.Shape))
-	cb, err := readAligned(filepath.Join(dir, h.CoordsFile), 8*nd*h.Nnz)
+	cb, err := readAligned(filepath.Join(dir, h.CoordsFile), iw*nd*h.Nnz)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -108,12 +118,28 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t, err := coo.New(arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64, h.Shape, cb, coo.ColMajor, vb, h.Nnz)
+	t, err := coo.New(arrow.PrimitiveTypes.Float64, it, h.Shape, cb, coo.ColMajor, vb, h.Nnz)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return t
 }
+
+// Workload names: the shared anchor workloads (bench/README.md of the
+// anchor harness) and the scaling workloads that bench/run.sh generates
+// with bench/harness/gen. Benchmarks skip the ones that are absent.
+var (
+	// Sizes2D are the 1M × 1M power-law matrices (workload a) at 1M, 10M,
+	// 40M and 100M entries; the largest has int32 coordinates and is
+	// generated only with BENCH_BIG=1.
+	Sizes2D = []string{"a_powerlaw2d_1m", "a_powerlaw2d", "a_powerlaw2d_40m", "a_powerlaw2d_100m"}
+	// Tensors are the 10M-entry tensors: workload b (10^4 and 10^6 per
+	// mode), the dimensions of FROSTT's delicious-4d (about 2^75 elements,
+	// beyond 64-bit linear indices) and of FROSTT's nell-2.
+	Tensors = []string{"b_tensor3d", "b_tensor3d_1e6", "d_delicious4d", "e_nell2"}
+	// Big are the workloads that need BENCH_BIG=1 (time and memory).
+	Big = []string{"a_powerlaw2d_100m"}
+)
 
 // LoadDense loads a dense workload as a row-major float64 slice and its
 // shape.

@@ -30,7 +30,7 @@ type Linearization struct {
 
 // Linearize returns the linearization of shape under the axis order (nil
 // means 0, 1, …, ndim-1). Parts are cut from the last axis up, each as long
-// as its mixed-radix numbers fit in 64 bits (a part of 2^64 keys fits). A 0-d shape has one part with
+// as its number of keys is below 2^64. A 0-d shape has one part with
 // no axes, whose keys are all 0.
 func Linearize(shape []int64, order []int) Linearization {
 	nd := len(shape)
@@ -44,31 +44,31 @@ func Linearize(shape []int64, order []int) Linearization {
 	for k, d := range shape {
 		l.Divs[k] = divide.New(uint64(max(d, 1)))
 	}
-	// Cut from the last axis up; top is the largest key of the current part.
+	// Cut from the last axis up; size is the current part's number of
+	// keys, below 2^64 (the csf builder's node ranges [base, base+span)
+	// must not wrap).
 	bounds := []int{nd}
-	var tops []uint64 // per part, from the last
-	top := uint64(0)
+	var sizes []uint64 // per part, from the last
+	size := uint64(1)
 	for j := nd - 1; j >= 0; j-- {
 		d := uint64(max(shape[l.Axes[j]], 1))
-		hi, lo := bits.Mul64(top, d)
-		lo, carry := bits.Add64(lo, d-1, 0)
-		if hi == 0 && carry == 0 {
-			top = lo // (top+1)·d - 1
+		if hi, lo := bits.Mul64(size, d); hi == 0 {
+			size = lo
 			continue
 		}
 		bounds = append(bounds, j+1)
-		tops = append(tops, top)
-		top = d - 1
+		sizes = append(sizes, size)
+		size = d
 	}
 	bounds = append(bounds, 0)
-	tops = append(tops, top)
-	parts := len(tops)
+	sizes = append(sizes, size)
+	parts := len(sizes)
 	l.Bounds = make([]int, parts+1)
 	l.Strides = make([][]uint64, parts)
 	l.KeyBits = make([]uint, parts)
 	for q := range parts {
 		l.Bounds[q] = bounds[parts-q]
-		l.KeyBits[q] = uint(bits.Len64(tops[parts-1-q]))
+		l.KeyBits[q] = uint(bits.Len64(sizes[parts-1-q] - 1))
 	}
 	l.Bounds[parts] = nd
 	for q := range parts {

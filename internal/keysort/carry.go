@@ -114,6 +114,40 @@ func bucketBits(n int) uint {
 	return uint(min(max(b-15, 0), 12))
 }
 
+// maxSplitBits bounds the bucket bits (see splitBits).
+const maxSplitBits = 12
+
+// splitBits returns the number of top bits of k-bit effective keys that
+// pick the bucket of n entries: bucketBits(n), or more, up to
+// maxSplitBits, when that lets the bits below a bucket's fit beside a
+// position in the bucket in one word (no comparisons of rests), or failing
+// that in one staged word.
+func splitBits(n int, k uint) uint {
+	d0 := min(bucketBits(n), k)
+	if n < carrySmallN {
+		return d0
+	}
+	fits := func(d uint) bool { return k-d+posBits(n, d) <= 64 }
+	if fits(d0) {
+		return d0
+	}
+	for d := d0 + 1; d <= min(maxSplitBits, k); d++ {
+		if fits(d) {
+			return d
+		}
+	}
+	for d := d0; d <= min(maxSplitBits, k); d++ {
+		if k-d <= 64 {
+			return d
+		}
+	}
+	return d0
+}
+
+// posBits estimates the bits of a position in one of 2^d buckets of n
+// entries: room for twice the average bucket.
+func posBits(n int, d uint) uint { return uint(bits.Len(uint(n>>d))) + 1 }
+
 // carryRun is the state of one Carry.Run.
 type carryRun struct {
 	s       *Carry
@@ -181,6 +215,10 @@ const chunk = 2048
 // bucketOf returns the bucket of key words k under layout l with r low
 // bits and d bucket bits.
 func bucketOf(l *layout, k []uint64, r, d uint) uint64 {
+	if len(k) == 2 {
+		hi, lo := l.pack2(k[0], k[1])
+		return shr128(hi, lo, r) & lowMask(d)
+	}
 	return l.bitsAt(k, r, d)
 }
 
@@ -207,8 +245,7 @@ func (l *layout) bitsAt(k []uint64, lo, n uint) uint64 {
 func (r *carryRun) survey() {
 	s, w := r.s, r.w
 	guess := guessLayout(s.KeyBits)
-	d0 := bucketBits(r.n)
-	gd := min(d0, guess.k)
+	gd := splitBits(r.n, guess.k)
 	gr := guess.k - gd
 	hist := make([][]int, r.workers)
 	firsts := make([][]uint64, r.workers)
@@ -255,7 +292,7 @@ func (r *carryRun) survey() {
 		}
 	}
 	r.lay = surveyLayout(ref, diff)
-	r.d1 = min(d0, r.lay.k)
+	r.d1 = splitBits(r.n, r.lay.k)
 	r.r = r.lay.k - r.d1
 	if r.d1 != gd || !r.lay.sameSplit(&guess) {
 		par.Do(r.workers, func(c int) {
@@ -291,7 +328,7 @@ func (r *carryRun) stage() {
 	}
 	need := r.kw * r.ws
 	st := s.StageKeyStride
-	if s.StageKeys != nil && st >= need && st%r.kw == 0 && len(s.StageKeys) >= st*(n-1)+need {
+	if s.StageKeys != nil && st >= need && st <= 2*need && st%r.kw == 0 && len(s.StageKeys) >= st*(n-1)+need {
 		r.sk, r.ke = s.StageKeys, st/r.kw
 	} else {
 		r.sk, r.ke = alloc(need*n), r.ws
@@ -323,6 +360,8 @@ func (r *carryRun) scatter() {
 					next[bk]++
 				}
 				scatterKeys(r.sk, r.kw, r.ke, p, keys, low)
+			} else if w == 2 {
+				r.scatter2(buf[:2*(b-a)], p, next)
 			} else {
 				for j := range p {
 					k := buf[j*w : (j+1)*w]
@@ -335,6 +374,28 @@ func (r *carryRun) scatter() {
 			scatterVals(r.sv, s.In, s.VW, a, p)
 		}
 	})
+}
+
+// scatter2 is scatter's key half for two-word keys: it gives each entry
+// its position in its bucket and stages the entry's low key bits there.
+func (r *carryRun) scatter2(keys []uint64, pos, next []int) {
+	mask := lowMask(r.d1)
+	sk, ke := castU64(r.sk), r.ke
+	for j := range pos {
+		hi, lo := r.lay.pack2(keys[2*j], keys[2*j+1])
+		bk := shr128(hi, lo, r.r) & mask
+		p := next[bk]
+		next[bk]++
+		pos[j] = p
+		switch {
+		case r.kw == 4:
+			castU32(r.sk)[p*ke] = uint32(lo & lowMask(r.r))
+		case r.ws == 1:
+			sk[p*ke] = lo & lowMask(r.r)
+		default:
+			sk[p*ke], sk[p*ke+1] = lo, hi&lowMask(r.r-64)
+		}
+	}
 }
 
 // stageWide stages the low bits of the multi-word key k at position p.
@@ -449,20 +510,23 @@ func (bs *bucketSorter) sort(b uint64, lo, hi int) *Bucket {
 		bs.rankNarrow(b, w)
 		return bk
 	}
-	// Ties: sort by the top room bits of the staged key, then put runs of
-	// equal top bits in order by the rest.
+	// Ties: sort by the top bits of the staged key, then put runs of equal
+	// top bits in order by the rest. Some 2·log2(m) + 8 top bits leave few
+	// ties among m distinct keys, so the radix sort takes no more bits than
+	// that.
 	ws := r.ws
 	lows := bs.lows[:m*ws]
 	loadLows(lows, r.sk, r.ke, ws, lo) // 8-byte: r.r > room > 32
-	cut := r.r - room
+	top := min(room, 2*uint(bits.Len(uint(m)))+8)
+	cut := r.r - top
 	for j := range m {
-		w[j] = extract(lows[j*ws:(j+1)*ws], cut, room)<<ib | uint64(j)
+		w[j] = extract(lows[j*ws:(j+1)*ws], cut, top)<<ib | uint64(j)
 	}
 	skip := uint(0)
 	if r.s.SortedBits > cut {
-		skip = min(r.s.SortedBits-cut, room)
+		skip = min(r.s.SortedBits-cut, top)
 	}
-	w = sortBucket(w, bs.tmp[:m], ib+skip, room-skip)
+	w = sortBucket(w, bs.tmp[:m], ib+skip, top-skip)
 	bs.ties(w, lows)
 	bk.Words = w
 	bs.rankWide(b, w, lows)
@@ -555,6 +619,20 @@ func (bs *bucketSorter) appendKey(tab []uint64, b uint64, low []uint64) []uint64
 		}
 		return append(tab, k)
 	}
+	if r.w == 2 {
+		var hi, lo uint64
+		switch {
+		case r.r < 64:
+			hi, lo = shl128(b, r.r)
+			lo |= low[0]
+		case len(low) == 1:
+			hi, lo = b<<(r.r-64), low[0]
+		default:
+			hi, lo = low[1]|b<<(r.r-64), low[0]
+		}
+		k0, k1 := r.lay.unpack2(hi, lo)
+		return append(tab, k0, k1)
+	}
 	e := bs.e
 	clear(e)
 	copy(e, low)
@@ -567,6 +645,14 @@ func (bs *bucketSorter) appendKey(tab []uint64, b uint64, low []uint64) []uint64
 	tab = append(tab, make([]uint64, r.w)...)
 	r.lay.unpack(e, tab[n:])
 	return tab
+}
+
+// shl128 returns x << s as a 128-bit number hi:lo, s < 64.
+func shl128(x uint64, s uint) (hi, lo uint64) {
+	if s == 0 {
+		return 0, x
+	}
+	return x >> (64 - s), x << s
 }
 
 // loadWords writes lowkey<<ib | j for the staged keys [lo, lo+len(w)) of
@@ -589,8 +675,20 @@ func loadWords(w []uint64, sk []byte, kw, ke, lo int, ib uint) {
 // ws words each.
 func loadLows(lows []uint64, sk []byte, ke, ws, lo int) {
 	src := castU64(sk)
-	for j := range len(lows) / ws {
-		copy(lows[j*ws:(j+1)*ws], src[(lo+j)*ke:])
+	switch ws {
+	case 1:
+		for j := range lows {
+			lows[j] = src[(lo+j)*ke]
+		}
+	case 2:
+		for j := range len(lows) / 2 {
+			s := src[(lo+j)*ke:]
+			lows[2*j], lows[2*j+1] = s[0], s[1]
+		}
+	default:
+		for j := range len(lows) / ws {
+			copy(lows[j*ws:(j+1)*ws], src[(lo+j)*ke:])
+		}
 	}
 }
 

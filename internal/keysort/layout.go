@@ -80,6 +80,40 @@ func (l *layout) unpack(e, k []uint64) {
 	}
 }
 
+// pack2 returns the effective key of the two key words k0, k1 as a 128-bit
+// number hi:lo.
+func (l *layout) pack2(k0, k1 uint64) (hi, lo uint64) {
+	t1 := l.tops[1]
+	a, b := k0&lowMask(l.tops[0]), k1&lowMask(t1)
+	switch {
+	case t1 == 0:
+		return 0, a
+	case t1 >= 64:
+		return a, b
+	}
+	return a >> (64 - t1), a<<t1 | b
+}
+
+// unpack2 returns the two key words of the effective key hi:lo.
+func (l *layout) unpack2(hi, lo uint64) (k0, k1 uint64) {
+	t1 := l.tops[1]
+	k1 = l.high[1] | lo&lowMask(t1)
+	return l.high[0] | shr128(hi, lo, t1)&lowMask(l.tops[0]), k1
+}
+
+// shr128 returns the low 64 bits of hi:lo >> s, s ≤ 128.
+func shr128(hi, lo uint64, s uint) uint64 {
+	switch {
+	case s == 0:
+		return lo
+	case s < 64:
+		return lo>>s | hi<<(64-s)
+	case s < 128:
+		return hi >> (s - 64)
+	}
+	return 0
+}
+
 // extract returns bits [lo, lo+n) of the multi-word number e (least
 // significant word first), n ≤ 64; bits beyond e are zero.
 func extract(e []uint64, lo, n uint) uint64 {
