@@ -35,11 +35,7 @@ func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 		for _, w := range src {
 			c[(w>>sh)&mask]++
 		}
-		sum := 0
-		for i, v := range c {
-			c[i] = sum
-			sum += v
-		}
+		offsets(c, 0)
 		for _, w := range src {
 			d := (w >> sh) & mask
 			dst[c[d]] = w
@@ -71,6 +67,15 @@ func split(n, k int) []int {
 		}
 	}
 	return r
+}
+
+// offsets turns counts into the positions where each count's run starts,
+// the first at start: c[i] becomes start + c[0] + … + c[i-1].
+func offsets(c []int, start int) {
+	for i, v := range c {
+		c[i] = start
+		start += v
+	}
 }
 
 // bucketStarts turns per-worker bucket counts (hist[c][b]: entries of

@@ -181,11 +181,7 @@ func (t *Transpose) Run() {
 			clear(cnt)
 			copy(vals, t.Out[lo*t.VW:hi*t.VW])
 			countKeys(cnt, keys, sk, kw, lo, hi, t.MinorBits)
-			pos := lo
-			for q, v := range cnt {
-				cnt[q] = pos
-				pos += v
-			}
+			offsets(cnt, lo)
 			putPointers(t.Ptr, t.PW, k0, cnt)
 			place(t.Idx, t.Out, keys[:(hi-lo)*kw], vals, cnt, t.MinorBits, minorMask)
 		}
