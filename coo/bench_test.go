@@ -28,6 +28,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				cpu := benchdata.StartCPU()
 				for b.Loop() {
 					y, err := x.CanonicalizeWith(mem, coo.CanonOptions{Workers: workers})
 					if err != nil {
@@ -35,6 +36,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 					}
 					y.Release()
 				}
+				cpu.Report(b)
 			})
 		}
 	}

@@ -30,6 +30,7 @@ func BenchmarkFromCOO(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				var idx int64
+				cpu := benchdata.StartCPU()
 				for b.Loop() {
 					y, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
 					if err != nil {
@@ -38,6 +39,7 @@ func BenchmarkFromCOO(b *testing.B) {
 					idx = y.IndexBytes()
 					y.Release()
 				}
+				cpu.Report(b)
 				b.ReportMetric(float64(idx)/1e6, "csf-index-MB")
 				b.ReportMetric(float64(x.CoordsBuffer().Len())/1e6, "coo-index-MB")
 			})

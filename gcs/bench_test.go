@@ -34,6 +34,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				cpu := benchdata.StartCPU()
 				for b.Loop() {
 					m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
@@ -41,6 +42,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 					}
 					m.Release()
 				}
+				cpu.Report(b)
 			})
 		}
 	}
@@ -78,6 +80,7 @@ func BenchmarkCSRToCSC(b *testing.B) {
 				defer m.Release()
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
+				cpu := benchdata.StartCPU()
 				for b.Loop() {
 					c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
@@ -85,6 +88,7 @@ func BenchmarkCSRToCSC(b *testing.B) {
 					}
 					c.Release()
 				}
+				cpu.Report(b)
 			})
 		}
 	}

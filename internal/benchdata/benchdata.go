@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -159,4 +160,21 @@ func LoadDense(tb testing.TB, name string) ([]float64, []int64) {
 		tb.Fatal(err)
 	}
 	return core.MustSlice[float64](b, n), h.Shape
+}
+
+// CPU measures the CPU time of a benchmark loop, all threads of the process
+// together (workers and garbage collector), as the Python anchors' time
+// per call (time.process_time) does. On a machine shared with other work
+// it is the figure that load does not inflate, where wall time does.
+type CPU struct{ start time.Duration }
+
+// StartCPU starts measuring; call it right before the loop.
+func StartCPU() CPU { return CPU{processCPU()} }
+
+// Report adds the metric cpu-ms/op to b (nothing where CPU time is not
+// measured); call it right after the loop.
+func (c CPU) Report(b *testing.B) {
+	if d := processCPU() - c.start; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
+	}
 }

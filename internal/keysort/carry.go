@@ -111,38 +111,46 @@ func bucketBits(n int) uint {
 		return 0
 	}
 	b := bits.Len(uint(n))
-	return uint(min(max(b-15, 0), 12))
+	return uint(min(max(b-15, 0), maxSplitBits))
 }
 
-// maxSplitBits bounds the bucket bits (see splitBits).
+// maxSplitBits bounds the bucket bits: at most 2^12 buckets.
 const maxSplitBits = 12
 
 // splitBits returns the number of top bits of k-bit effective keys that
 // pick the bucket of n entries: bucketBits(n), or more, up to
 // maxSplitBits, when that lets the bits below a bucket's fit beside a
 // position in the bucket in one word (no comparisons of rests), or failing
-// that in one staged word.
+// that in one staged word. Among the choices that fit, a few more bits are
+// taken when that saves an LSD pass per bucket (buckets of 2^12 entries or
+// more).
 func splitBits(n int, k uint) uint {
 	d0 := min(bucketBits(n), k)
 	if n < carrySmallN {
 		return d0
 	}
+	top := min(maxSplitBits, k)
 	fits := func(d uint) bool { return k-d+posBits(n, d) <= 64 }
-	if fits(d0) {
-		return d0
+	d := d0
+	for d <= top && !fits(d) {
+		d++
 	}
-	for d := d0 + 1; d <= min(maxSplitBits, k); d++ {
-		if fits(d) {
-			return d
+	if d > top {
+		for d = d0; d < top && k-d > 64; d++ {
+		}
+		return d
+	}
+	best := d
+	for e := d + 1; e <= min(d+3, top) && n>>e >= 1<<12; e++ {
+		if lsdPasses(k-e) < lsdPasses(k-best) {
+			best = e
 		}
 	}
-	for d := d0; d <= min(maxSplitBits, k); d++ {
-		if k-d <= 64 {
-			return d
-		}
-	}
-	return d0
+	return best
 }
+
+// lsdPasses returns the number of radix passes of sortBucket over r bits.
+func lsdPasses(r uint) uint { return (r + 10) / 11 }
 
 // posBits estimates the bits of a position in one of 2^d buckets of n
 // entries: room for twice the average bucket.
@@ -179,9 +187,11 @@ type carryRun struct {
 //     copies its staged keys and values into cache-resident buffers and
 //     sorts words key<<ib | j (j the position in the bucket) with an LSD
 //     radix sort. When the staged key bits and ib do not fit in a word,
-//     the words hold the key's top 64-ib bits, and runs of equal words
-//     are put in order by comparing the rest (ties), which only runs of
-//     equal top bits need. The words go to Reduce with the bucket's values
+//     the words hold the key's top bits (at most 64-ib, and about
+//     2·log2(bucket size)+8, which few distinct keys share), and runs of
+//     equal words are put in order by comparing the rest (ties). The
+//     number of bucket bits is chosen to avoid this where it can
+//     (splitBits). The words go to Reduce with the bucket's values
 //     (sortBuckets); Reduce writes the output compactly from the worker's
 //     first position, which never overtakes the staging data still to be
 //     read.

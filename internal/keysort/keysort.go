@@ -8,6 +8,7 @@ import (
 // sortBucket sorts words by bits [ib, ib+r) (the higher bits are equal in a
 // bucket, the lower bits are the already ascending entry indices) and
 // returns the slice holding the result: words itself or a prefix of tmp.
+// Passes whose digit is the same for every word are skipped.
 func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 	m := len(words)
 	if m <= 48 {
@@ -17,7 +18,7 @@ func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 	if r == 0 {
 		return words
 	}
-	passes := (r + 10) / 11
+	passes := lsdPasses(r)
 	dw := (r + passes - 1) / passes
 	if m < 1<<(dw-1) {
 		// The histograms would dwarf the data.
@@ -34,6 +35,9 @@ func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 		clear(c)
 		for _, w := range src {
 			c[(w>>sh)&mask]++
+		}
+		if c[(src[0]>>sh)&mask] == m {
+			continue // one digit for all: the pass would copy
 		}
 		offsets(c, 0)
 		for _, w := range src {

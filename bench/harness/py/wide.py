@@ -18,12 +18,32 @@ in as the anchor for such shapes.
 """
 import argparse
 import os
+import statistics
 import sys
+import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Recorder, bench, load_workload, nbytes  # noqa: E402
+from common import Recorder, bench as wall_bench, load_workload, nbytes  # noqa: E402
+
+
+def bench(fn, setup=None, reps=5):
+    """common.bench, also recording the process CPU time of every call
+    (time.process_time: on a machine shared with other work, the figure
+    that load does not inflate). Returns (secs, inner, last, cpu), cpu being
+    {"cpu_median_s": ...} for Recorder.add: the median over the calls after
+    the untimed warm-up."""
+    cpu = []
+
+    def timed(*a):
+        c0 = time.process_time()
+        r = fn(*a)
+        cpu.append(time.process_time() - c0)
+        return r
+    secs, inner, last = wall_bench(timed, setup=setup, reps=reps)
+    calls = cpu[1:] if len(cpu) > 1 else cpu
+    return secs, inner, last, {"cpu_median_s": statistics.median(calls), "cpu_s": calls}
 
 
 def scipy_2d(rec, reps, name, h, coords, vals):
@@ -40,23 +60,23 @@ def scipy_2d(rec, reps, name, h, coords, vals):
     def canon(m):
         m.sum_duplicates()
         return m
-    secs, inner, m = bench(canon, setup=fresh, reps=reps)
+    secs, inner, m, cpu = bench(canon, setup=fresh, reps=reps)
     assert m.nnz == uniq, "sum_duplicates nnz"
     rec.add("scipy", "coo_sort", name, secs, nnz=nnz, bytes_=nbytes(m) * 2, inner=inner,
-            note="coo.sum_duplicates(): np.lexsort((row, col)) = column-major order, then reduceat")
+            note="coo.sum_duplicates(): np.lexsort((row, col)) = column-major order, then reduceat", **cpu)
     del m
 
     A = fresh()
-    secs, inner, Acsr = bench(lambda: A.tocsr(), reps=reps)
+    secs, inner, Acsr, cpu = bench(lambda: A.tocsr(), reps=reps)
     assert Acsr.nnz == uniq and Acsr.has_sorted_indices, "tocsr"
     rec.add("scipy", "coo_to_csr", name, secs, nnz=nnz, bytes_=nbytes(A) + nbytes(Acsr), inner=inner,
-            note=f"coo.tocsr(); {A.row.dtype} indices")
+            note=f"coo.tocsr(); {A.row.dtype} indices", **cpu)
     del A
 
-    secs, inner, Acsc = bench(lambda: Acsr.tocsc(), reps=reps)
+    secs, inner, Acsc, cpu = bench(lambda: Acsr.tocsc(), reps=reps)
     assert Acsc.nnz == Acsr.nnz and Acsc.has_sorted_indices, "tocsc"
     rec.add("scipy", "csr_to_csc", name, secs, nnz=Acsr.nnz, bytes_=nbytes(Acsr) + nbytes(Acsc), inner=inner,
-            note=f"csr.tocsc(); {Acsr.indices.dtype} indices")
+            note=f"csr.tocsc(); {Acsr.indices.dtype} indices", **cpu)
 
 
 def pydata(rec, reps, name, h, coords, vals):
@@ -65,14 +85,14 @@ def pydata(rec, reps, name, h, coords, vals):
     shape = tuple(h["shape"])
     nnz, uniq = h["nnz"], h["unique_nnz"]
     try:
-        secs, inner, X = bench(lambda: sparse.COO(coords, vals, shape=shape), reps=reps)
+        secs, inner, X, cpu = bench(lambda: sparse.COO(coords, vals, shape=shape), reps=reps)
     except ValueError as e:
         rec.rows.append({"impl": "pydata", "op": "coo_sort", "workload": name, "error": str(e)})
         print(f"pydata   coo_sort                 {name:14s} cannot: {e}", flush=True)
         return
     assert X.nnz == uniq, "pydata COO nnz"
     rec.add("pydata", "coo_sort", name, secs, nnz=nnz, bytes_=coords.nbytes + vals.nbytes + nbytes(X), inner=inner,
-            note="COO(coords, data, shape): linear_loc + argsort(mergesort) + sum duplicates")
+            note="COO(coords, data, shape): linear_loc + argsort(mergesort) + sum duplicates", **cpu)
 
 
 def numpy_lexsort(rec, reps, name, h, coords, vals):
@@ -86,10 +106,10 @@ def numpy_lexsort(rec, reps, name, h, coords, vals):
         np.any(c[:, 1:] != c[:, :-1], axis=0, out=new[1:])
         starts = np.flatnonzero(new)
         return c[:, starts], np.add.reduceat(vals[perm], starts)
-    secs, inner, out = bench(canon, reps=reps)
+    secs, inner, out, cpu = bench(canon, reps=reps)
     assert out[0].shape[1] == uniq, "lexsort nnz"
     rec.add("numpy", "coo_sort", name, secs, nnz=nnz, bytes_=coords.nbytes + vals.nbytes + nbytes(out), inner=inner,
-            note="np.lexsort over the coordinate rows + np.add.reduceat (no linear index: any shape)")
+            note="np.lexsort over the coordinate rows + np.add.reduceat (no linear index: any shape)", **cpu)
 
 
 def main():
