@@ -1,8 +1,6 @@
 package coo_test
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -18,12 +16,17 @@ import (
 // sum_duplicates, pydata-sparse COO(), torch coalesce, and the plain-Go LSD
 // radix baseline. B/op is everything the call allocates (the output
 // buffers included); the input is 24 bytes per entry for a (16 for its
-// int32 100M version), 32 for the 3-d tensors and 40 for delicious-4d.
+// int32 forms, benchdata.Forms2D), 32 for the 3-d tensors and 40 for
+// delicious-4d. cpu-ms/op is the process's CPU time.
 func BenchmarkCanonicalize(b *testing.B) {
-	for _, w := range append(slices.Clone(benchdata.Sizes2D), benchdata.Tensors...) {
+	forms := benchdata.Forms2D()
+	for _, w := range benchdata.Tensors {
+		forms = append(forms, benchdata.Form{Workload: w})
+	}
+	for _, f := range forms {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
-				x := benchdata.LoadCOO(b, w)
+			b.Run(f.Name(workers), func(b *testing.B) {
+				x := f.Load(b)
 				defer x.Release()
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()

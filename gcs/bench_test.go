@@ -23,13 +23,14 @@ import (
 // B/op is everything the call allocates, output buffers included.
 
 // BenchmarkCOOToCSR converts workload a, unsorted, to a canonical CSR, at
-// 1M to 100M entries (internal/benchdata.Sizes2D): the anchors' coo_to_csr.
-// The CSR keeps the COO's index type (int32 for the 100M-entry version).
+// 1M to 100M entries, with int64 and int32 coordinates
+// (internal/benchdata.Forms2D): the anchors' coo_to_csr. The CSR keeps the
+// COO's index type. cpu-ms/op is the process's CPU time.
 func BenchmarkCOOToCSR(b *testing.B) {
-	for _, w := range benchdata.Sizes2D {
+	for _, f := range benchdata.Forms2D() {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
-				x := benchdata.LoadCOO(b, w)
+			b.Run(f.Name(workers), func(b *testing.B) {
+				x := f.Load(b)
 				defer x.Release()
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
@@ -54,9 +55,15 @@ func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
 }
 
 // csrOfWorkload loads a 2-d workload as a canonical CSR with the given
-// index type (nil: the workload's).
+// index type.
 func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
-	x := benchdata.LoadCOO(b, name)
+	return csrOfForm(b, benchdata.Form{Workload: name}, it)
+}
+
+// csrOfForm loads a 2-d workload as a canonical CSR with the given index
+// type (nil: the form's).
+func csrOfForm(b *testing.B, f benchdata.Form, it arrow.DataType) *gcs.Matrix {
+	x := f.Load(b)
 	defer x.Release()
 	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndicesType: it})
 	if err != nil {
@@ -66,17 +73,14 @@ func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
 }
 
 // BenchmarkCSRToCSC transposes the canonical CSR of workload a at 1M to
-// 100M entries: the anchors' csr_to_csc. The indices are int64 but for the
-// 100M-entry version (int32, as scipy stores them).
+// 100M entries, with the index type of each form of benchdata.Forms2D
+// (int64, or int32 as scipy stores it): the anchors' csr_to_csc.
+// cpu-ms/op is the process's CPU time.
 func BenchmarkCSRToCSC(b *testing.B) {
-	for _, w := range benchdata.Sizes2D {
+	for _, f := range benchdata.Forms2D() {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
-				var it arrow.DataType = arrow.PrimitiveTypes.Int64
-				if w == "a_powerlaw2d_100m" {
-					it = nil
-				}
-				m := csrOfWorkload(b, w, it)
+			b.Run(f.Name(workers), func(b *testing.B) {
+				m := csrOfForm(b, f, nil)
 				defer m.Release()
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()

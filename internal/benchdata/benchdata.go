@@ -178,3 +178,69 @@ func (c CPU) Report(b *testing.B) {
 		b.ReportMetric(float64(d.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
+
+// LoadCOO32 is LoadCOO with int32 coordinates, as scipy stores the
+// workloads whose coordinates fit (the anchors' coo_matrix converts them):
+// int64 files are converted once, outside any timing.
+func LoadCOO32(tb testing.TB, name string) *coo.Tensor {
+	tb.Helper()
+	x := LoadCOO(tb, name)
+	if x.IndexType().ID() == arrow.INT32 {
+		return x
+	}
+	defer x.Release()
+	n := x.NNZ() * int64(x.NumDims())
+	src := core.MustSlice[int64](x.CoordsBuffer(), n)
+	dst := make([]int32, n)
+	for i, v := range src {
+		if v != int64(int32(v)) {
+			tb.Fatalf("%s: coordinate %d does not fit int32", name, v)
+		}
+		dst[i] = int32(v)
+	}
+	cb := memory.NewBufferBytes(core.BytesOf(dst))
+	t, err := coo.New(x.DataType(), arrow.PrimitiveTypes.Int32, x.Shape(), cb, x.Layout(), x.ValuesBuffer(), x.NNZ())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// Form is a 2-d workload in one index type: as stored, or converted to
+// int32 (as scipy stores it).
+type Form struct {
+	Workload string
+	Int32    bool // convert int64 coordinates to int32 (LoadCOO32)
+}
+
+// Forms2D returns the forms of Sizes2D that the benchmarks run: each
+// workload as stored (int64, but int32 for the 100M-entry version) and,
+// when stored as int64, in int32.
+func Forms2D() []Form {
+	var fs []Form
+	for _, w := range Sizes2D {
+		fs = append(fs, Form{Workload: w})
+		if w != "a_powerlaw2d_100m" {
+			fs = append(fs, Form{Workload: w, Int32: true})
+		}
+	}
+	return fs
+}
+
+// Name returns the benchmark name of the form run on a number of workers:
+// "<workload>/workers=N" or "<workload>/int32/workers=N".
+func (f Form) Name(workers int) string {
+	if f.Int32 {
+		return fmt.Sprintf("%s/int32/workers=%d", f.Workload, workers)
+	}
+	return fmt.Sprintf("%s/workers=%d", f.Workload, workers)
+}
+
+// Load loads the form's tensor (see LoadCOO and LoadCOO32).
+func (f Form) Load(tb testing.TB) *coo.Tensor {
+	tb.Helper()
+	if f.Int32 {
+		return LoadCOO32(tb, f.Workload)
+	}
+	return LoadCOO(tb, f.Workload)
+}

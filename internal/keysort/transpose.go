@@ -68,9 +68,10 @@ type Transpose struct {
 }
 
 // Transpose aims at transposeBucketEntries entries per bucket, with at
-// most transposeLowBits major bits per bucket unless there would be more
-// than 2^12 buckets, and never more than transposeMaxLowBits (2^20
-// counters of 8 bytes per worker).
+// most transposeLowBits major bits per bucket (fewer when that lets a
+// staged key fit in 4 bytes) unless there would be more than 2^12 buckets,
+// and never more than transposeMaxLowBits (2^20 counters of 8 bytes per
+// worker).
 const (
 	transposeBucketEntries = 1 << 14
 	transposeLowBits       = 16
@@ -85,6 +86,11 @@ func (t *Transpose) lowBits() uint {
 	l := uint(0)
 	for l < min(mb, transposeLowBits) && (uint64(per)<<l)/uint64(t.Majors) < transposeBucketEntries {
 		l++
+	}
+	if t.IW != 8 && t.MinorBits <= 32 && l+t.MinorBits > 32 {
+		// Fewer majors per bucket let a staged key fit in 4 bytes, in
+		// Idx itself when it is 4 bytes wide: half the staging traffic.
+		l = max(32-t.MinorBits, min(l, 4))
 	}
 	if mb > 12 {
 		l = max(l, mb-12) // at most 2^12 buckets
