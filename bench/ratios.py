@@ -21,6 +21,7 @@ import statistics
 import sys
 
 LINE = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
+CPU = re.compile(r"\s([\d.]+) cpu-ms/op")
 
 # (label, our benchmark, anchor op, anchor workload)
 ROWS = [
@@ -48,14 +49,35 @@ ANCHOR_NAMES = {"scipy": "scipy", "pydata": "pydata-sparse", "torch": "torch",
                 "jb": "james-bowman", "plain": "plain Go"}
 
 
-def go_samples(path):
+def go_samples(path, cpu=False):
+    """Samples in ms per benchmark: wall time, or with cpu the cpu-ms/op
+    metric where reported."""
     out = {}
     with open(path) as f:
         for line in f:
             m = LINE.match(line.strip())
-            if m:
+            if not m:
+                continue
+            if cpu:
+                c = CPU.search(line)
+                if c:
+                    out.setdefault(m.group(1), []).append(float(c.group(1)))
+            else:
                 out.setdefault(m.group(1), []).append(float(m.group(2)) / 1e6)
     return out
+
+
+def anchors_cpu(results):
+    """CPU-time medians of the anchors that record them (py_wide.jsonl)."""
+    med_ = {}
+    py = os.path.join(results, "py_wide.jsonl")
+    if os.path.exists(py):
+        with open(py) as f:
+            for line in f:
+                r = json.loads(line)
+                if "cpu_median_s" in r:
+                    med_[(r["impl"], r["op"], r["workload"])] = r["cpu_median_s"] * 1e3
+    return med_
 
 
 def anchors(results):
@@ -102,40 +124,75 @@ def ratio(a, b):
     return "–" if not a or not b else "%.1f×" % (a / b)
 
 
-def scaling(ours, anc):
+FORMS = [("", "int64"), ("int32/", "int32")]  # benchmark name infix, label
+
+
+def ours_ms(ours, bench, wl, form, workers):
+    """Median of our benchmark; the 100M workload is stored as int32, so its
+    as-stored form is the int32 one."""
+    if wl == "a_powerlaw2d_100m":
+        form = ""
+    return med(ours, "%s/%s/%sworkers=%d" % (bench, wl, form, workers))
+
+
+def cpu_of(ours_cpu, bench, wl, form, workers):
+    if wl == "a_powerlaw2d_100m":
+        form = ""
+    return med(ours_cpu, "%s/%s/%sworkers=%d" % (bench, wl, form, workers))
+
+
+def scaling(ours, anc, ours_cpu, anc_cpu):
     """The scaling workloads, ms per million entries, and the targets."""
-    print("\n## Scaling workloads (median ms, same run)\n")
-    print("| operation | workload | arrowsparse 1 core | arrowsparse 2 cores | scipy | pydata-sparse | numpy lexsort | scipy / ours (1, 2 cores) | pydata / ours (1, 2 cores) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n## Scaling workloads (median wall ms; CPU ms in brackets where recorded; same run)\n")
+    print("Workload a runs with int64 coordinates (as generated; the 100M version is int32) "
+          "and converted to int32, which is how scipy stores it.\n")
+    print("| operation | workload | index | arrowsparse 1 core | arrowsparse 2 cores | scipy | pydata-sparse | numpy lexsort | scipy / ours (1, 2 cores) | pydata / ours (1, 2 cores) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+
+    def both(w, c):
+        if w is None:
+            return "–"
+        return fmt(w) + (" [%s]" % fmt(c) if c is not None else "")
     rows = []
     for label, bench, op in SCALED_OPS:
         for wl, _ in SIZES_2D:
-            rows.append((label, bench, op, wl))
+            for infix, ilabel in FORMS:
+                if wl == "a_powerlaw2d_100m" and infix:
+                    continue
+                rows.append((label, bench, op, wl, infix, "int32" if wl == "a_powerlaw2d_100m" else ilabel))
     for wl, _ in TENSORS:
-        rows.append(("COO canonicalise", "BenchmarkCanonicalize", "coo_sort", wl))
+        rows.append(("COO canonicalise", "BenchmarkCanonicalize", "coo_sort", wl, "", "int64"))
     for wl, _ in TENSORS:
-        rows.append(("CSF from unsorted COO", "BenchmarkFromCOO", None, wl))
-    for label, bench, op, wl in rows:
-        m1, m2 = med(ours, "%s/%s/workers=1" % (bench, wl)), med(ours, "%s/%s/workers=2" % (bench, wl))
+        rows.append(("CSF from unsorted COO", "BenchmarkFromCOO", None, wl, "", "int64"))
+    for label, bench, op, wl, infix, ilabel in rows:
+        m1, m2 = ours_ms(ours, bench, wl, infix, 1), ours_ms(ours, bench, wl, infix, 2)
         if m1 is None and m2 is None:
             continue
-        sc = anc.get(("scipy", op, wl)) if op else None
-        pd = anc.get(("pydata", op, wl)) if op else None
-        npy = anc.get(("numpy", op, wl)) if op else None
-        print("| %s | %s | %s | %s | %s | %s | %s | %s, %s | %s, %s |" % (
-            label, wl, fmt(m1), fmt(m2), fmt(sc), fmt(pd), fmt(npy),
-            ratio(sc, m1), ratio(sc, m2), ratio(pd if num(pd) else npy, m1), ratio(pd if num(pd) else npy, m2)))
+        c1, c2 = cpu_of(ours_cpu, bench, wl, infix, 1), cpu_of(ours_cpu, bench, wl, infix, 2)
+        get = (lambda impl: anc.get((impl, op, wl))) if op else (lambda impl: None)
+        getc = (lambda impl: anc_cpu.get((impl, op, wl))) if op else (lambda impl: None)
+        sc, pd, npy = get("scipy"), get("pydata"), get("numpy")
+        other = pd if num(pd) else npy
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s, %s |" % (
+            label, wl, ilabel, both(m1, c1), both(m2, c2),
+            "cannot¹" if sc == "cannot" else both(num(sc), getc("scipy")),
+            "cannot¹" if pd == "cannot" else both(num(pd), getc("pydata")),
+            both(num(npy), getc("numpy")),
+            ratio(sc, m1), ratio(sc, m2), ratio(other, m1), ratio(other, m2)))
     print("\n¹ pydata/sparse refuses shapes of more than 2^63 elements (np.ravel_multi_index); "
           "the ratio column then compares with numpy's lexsort.")
 
-    print("\n## Milliseconds per million entries, workload a (median, same run)\n")
+    print("\n## Milliseconds per million entries, workload a (median wall time, same run)\n")
     print("| operation | implementation | " + " | ".join("%dM" % m for _, m in SIZES_2D) + " | worst / 10M |")
     print("|---|---|" + "---|" * len(SIZES_2D) + "---|")
     for label, bench, op in SCALED_OPS:
-        impls = [("arrowsparse 1 core", lambda wl: med(ours, "%s/%s/workers=1" % (bench, wl))),
-                 ("arrowsparse 2 cores", lambda wl: med(ours, "%s/%s/workers=2" % (bench, wl))),
-                 ("scipy", lambda wl: num(anc.get(("scipy", op, wl)))),
-                 ("pydata-sparse", lambda wl: num(anc.get(("pydata", op, wl))))]
+        impls = []
+        for infix, ilabel in FORMS:
+            for w in (1, 2):
+                impls.append(("arrowsparse %s, %d core%s" % (ilabel, w, "s" if w > 1 else ""),
+                              lambda wl, infix=infix, w=w: ours_ms(ours, bench, wl, infix, w)))
+        impls += [("scipy", lambda wl: num(anc.get(("scipy", op, wl)))),
+                  ("pydata-sparse", lambda wl: num(anc.get(("pydata", op, wl))))]
         for name, get in impls:
             per = [(get(wl) / m if get(wl) else None) for wl, m in SIZES_2D]
             if all(p is None for p in per):
@@ -145,45 +202,61 @@ def scaling(ours, anc):
             growth = "%.2f" % (worst / base) if base and worst else "–"
             print("| %s | %s | %s | %s |" % (label, name, " | ".join("–" if p is None else "%.1f" % p for p in per), growth))
 
-    print("\n## Targets (1 core unless stated; ratios from this run)\n")
-    print("| target | workload | value | met |")
-    print("|---|---|---|---|")
+    print("\n## Targets (ratios from this run; wall time, CPU time in brackets)\n")
+    print("| target | workload | index | value | met |")
+    print("|---|---|---|---|---|")
 
-    def row(target, wl, value, ok):
+    def row(target, wl, ilabel, value, cpu_value, ok):
         if value is not None:
-            print("| %s | %s | %s | %s |" % (target, wl, value, "yes" if ok else "**no**"))
+            extra = " [%s]" % cpu_value if cpu_value else ""
+            print("| %s | %s | %s | %s%s | %s |" % (target, wl, ilabel, value, extra, "yes" if ok else "**no**"))
+
+    def rat(a, b, fmt_="%.1f×"):
+        a, b = num(a), num(b)
+        return (fmt_ % (a / b)) if a and b else None
     for wl, _ in SIZES_2D + [(t, 0) for t, _ in TENSORS]:
-        m1 = med(ours, "BenchmarkCanonicalize/%s/workers=1" % wl)
-        if m1 is None:
-            continue
-        pd, sc, npy = num(anc.get(("pydata", "coo_sort", wl))), num(anc.get(("scipy", "coo_sort", wl))), num(anc.get(("numpy", "coo_sort", wl)))
-        if pd:
-            row("canonicalise ≥ 6× pydata-sparse", wl, "%.1f×" % (pd / m1), pd / m1 >= 6)
-        elif npy:
-            row("canonicalise ≥ 6× numpy lexsort (pydata cannot)", wl, "%.1f×" % (npy / m1), npy / m1 >= 6)
-        if sc:
-            row("canonicalise ≥ 8× scipy", wl, "%.1f×" % (sc / m1), sc / m1 >= 8)
-    for wl, _ in SIZES_2D:
-        m1 = med(ours, "BenchmarkCOOToCSR/%s/workers=1" % wl)
-        sc = num(anc.get(("scipy", "coo_to_csr", wl)))
-        if m1 and sc:
-            row("COO→CSR ≤ ½ scipy", wl, "%.2f×" % (m1 / sc), m1 / sc <= 0.5)
-    for wl, _ in SIZES_2D:
-        sc = num(anc.get(("scipy", "csr_to_csc", wl)))
-        for w in (1, 2):
-            m = med(ours, "BenchmarkCSRToCSC/%s/workers=%d" % (wl, w))
-            if m and sc:
-                row("CSR→CSC ≤ 0.6× scipy (%d core%s)" % (w, "s" if w > 1 else ""), wl, "%.2f×" % (m / sc), m / sc <= 0.6)
-    for label, bench, _ in SCALED_OPS:
-        for w in (1, 2):
-            per = {wl: med(ours, "%s/%s/workers=%d" % (bench, wl, w)) for wl, _ in SIZES_2D}
-            base = per.get("a_powerlaw2d")
-            if not base:
+        for infix, ilabel in FORMS:
+            if infix and (wl == "a_powerlaw2d_100m" or not wl.startswith("a_")):
                 continue
-            for wl, m in SIZES_2D:
-                if per[wl] and wl != "a_powerlaw2d":
-                    g = (per[wl] / m) / (base / 10)
-                    row("%s per entry within 1.5× of 10M (%d core%s)" % (label, w, "s" if w > 1 else ""), wl, "%.2f" % g, g <= 1.5)
+            lab = "int32" if wl == "a_powerlaw2d_100m" else ilabel
+            m1 = ours_ms(ours, "BenchmarkCanonicalize", wl, infix, 1)
+            c1 = cpu_of(ours_cpu, "BenchmarkCanonicalize", wl, infix, 1)
+            if m1 is None:
+                continue
+            pd, sc, npy = anc.get(("pydata", "coo_sort", wl)), anc.get(("scipy", "coo_sort", wl)), anc.get(("numpy", "coo_sort", wl))
+            pdc, scc, npc = anc_cpu.get(("pydata", "coo_sort", wl)), anc_cpu.get(("scipy", "coo_sort", wl)), anc_cpu.get(("numpy", "coo_sort", wl))
+            if num(pd):
+                row("canonicalise ≥ 6× pydata-sparse (1 core)", wl, lab, rat(pd, m1), rat(pdc, c1), pd / m1 >= 6)
+            elif num(npy):
+                row("canonicalise ≥ 6× numpy lexsort (pydata cannot; 1 core)", wl, lab, rat(npy, m1), rat(npc, c1), npy / m1 >= 6)
+            if num(sc):
+                row("canonicalise ≥ 8× scipy (1 core)", wl, lab, rat(sc, m1), rat(scc, c1), sc / m1 >= 8)
+    for op, bench, label, limit, cores in (("coo_to_csr", "BenchmarkCOOToCSR", "COO→CSR ≤ ½ scipy", 0.5, (1,)),
+                                           ("csr_to_csc", "BenchmarkCSRToCSC", "CSR→CSC ≤ 0.6× scipy", 0.6, (1, 2))):
+        for wl, _ in SIZES_2D:
+            sc, scc = num(anc.get(("scipy", op, wl))), anc_cpu.get(("scipy", op, wl))
+            for infix, ilabel in FORMS:
+                if infix and wl == "a_powerlaw2d_100m":
+                    continue
+                for w in cores:
+                    m = ours_ms(ours, bench, wl, infix, w)
+                    c = cpu_of(ours_cpu, bench, wl, infix, w)
+                    if m and sc:
+                        row("%s (%d core%s)" % (label, w, "s" if w > 1 else ""), wl,
+                            "int32" if wl == "a_powerlaw2d_100m" else ilabel,
+                            "%.2f×" % (m / sc), ("%.2f×" % (c / scc)) if c and scc and w == 1 else None, m / sc <= limit)
+    for label, bench, _ in SCALED_OPS:
+        for infix, ilabel in FORMS:
+            for w in (1, 2):
+                base = ours_ms(ours, bench, "a_powerlaw2d", infix, w)
+                if not base:
+                    continue
+                for wl, m in SIZES_2D:
+                    x = ours_ms(ours, bench, wl, infix, w)
+                    if x and wl != "a_powerlaw2d":
+                        g = (x / m) / (base / 10)
+                        row("%s per entry within 1.5× of 10M (%d core%s)" % (label, w, "s" if w > 1 else ""), wl,
+                            "int32" if wl == "a_powerlaw2d_100m" and infix == "" else ilabel, "%.2f" % g, None, g <= 1.5)
 
 
 def main():
@@ -213,7 +286,7 @@ def main():
         print("| %s | %s | %s | %s | %s |" % (label, fmt(m1), fmt(m2),
               " | ".join(fmt(c) for c in cells), ratio))
 
-    scaling(ours, anc)
+    scaling(ours, anc, go_samples(a.ours, cpu=True), anchors_cpu(a.anchors))
 
     mt = sorted(k for k in ours if k.startswith("BenchmarkMTTKRP/"))
     if mt:

@@ -288,6 +288,17 @@ func (iops[I]) Emit(outb []byte, lin *Linearization, pos int, b *keysort.Bucket)
 				u++
 			}
 		}
+	case nd == 3 && lin.Axes[0] == 0 && lin.Axes[1] == 1:
+		d1, d2 := lin.Divs[1], lin.Divs[2]
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q == 0 || kn != last {
+				last = kn
+				hi, c2 := d2.DivMod(b.Key(x))
+				c0, c1 := d1.DivMod(hi)
+				o[3*u], o[3*u+1], o[3*u+2] = I(c0), I(c1), I(c2)
+				u++
+			}
+		}
 	default:
 		for q, x := range b.Words {
 			if kn := x >> b.IB; q > 0 && kn == last {
