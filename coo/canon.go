@@ -41,13 +41,16 @@ func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
 // shapes with more than 2^64 elements have one 64-bit word per part of the
 // axes.
 //
-// Memory: the output buffers, which the sort uses as staging, plus per
-// worker the buffers of one bucket (some 2^14 to 2^15 entries, 16 bytes
-// and a value each, twice that for keys wider than about 48 bits below the
-// bucket's), plus, when a coordinate row is narrower than the key bits
-// staged per entry or not a multiple of their width, 4 bytes per entry
-// (8 per 64 bits of key). Int64 coordinates of any rank ≥ 1 always have
-// room: their peak extra memory is the bucket buffers.
+// Memory, beyond the output buffers: the sort stages the values in the
+// values output, and the key bits below a bucket's (4 bytes per entry when
+// they fit in 32 bits, as for shapes of up to about 2^40 elements, else 8
+// per 64 bits) in the coordinate output when a coordinate row is at most
+// twice their width, and otherwise in an array of their own, which for
+// int64 coordinates and 8-byte values is at most a third of the output
+// of a matrix and less than half in general. Each worker also holds the
+// buffers of one bucket (some 2^14 to 2^16 entries of 16 bytes and a
+// value each, more for keys wider than about 48 bits below the bucket's):
+// a few MiB.
 func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err

@@ -39,14 +39,17 @@
 // # Memory
 //
 // Carry stages, in bucket order, the key bits below the bucket's (4 bytes
-// per entry when they fit in 32 bits, else 8 per 64 bits) and the values;
-// callers lend output buffers for both when they are wide enough, so that
-// the sort needs no memory proportional to the number of entries beyond its
-// output. Each worker also holds the buffers of its largest bucket: 16
-// bytes plus a value per entry, and for keys that take the comparison of
-// rests or have several words, 8 bytes more per staged word and per key
-// word. Buckets hold some 2^14 to 2^16 entries (at most 2^12 of them, see
-// bucketBits), so this is a few MiB per worker.
+// per entry when they fit in 32 bits, else 8 per 64 bits) and the values.
+// Callers lend output buffers for both: the values always fit, and a lent
+// key array is used when its stride is at most twice the staged width (a
+// wider stride costs more in scattered writes than the memory it saves);
+// otherwise the staged keys get a dense array of their own. Each worker
+// also holds the buffers of its largest bucket: 16 bytes plus a value per
+// entry, and for keys that take the comparison of rests or have several
+// words, 8 bytes more per staged word and per key word. Buckets hold some
+// 2^12 to 2^15 entries (at most 2^12 of them, see bucketBits and
+// splitBits), so this is a few MiB per worker. Nothing is allocated in
+// proportion to a dimension's extent.
 //
 // Transpose stages in its outputs and needs, per worker, the keys and
 // values of its largest bucket and 8 bytes per major of a bucket.
