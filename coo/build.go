@@ -17,9 +17,9 @@ func FromSlices[I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocator, 
 	if want, ok := core.MulInt64(nnz, int64(len(shape))); !ok || int64(len(coords)) != want {
 		return nil, core.Errorf(arrowsparse.ErrBufferSize, "coo: %d coordinates for %d values in %d dimensions", len(coords), nnz, len(shape))
 	}
-	cb := newBuffer(mem, int64(len(core.BytesOf(coords))))
+	cb := core.NewBuffer(mem, int64(len(core.BytesOf(coords))))
 	copy(cb.Bytes(), core.BytesOf(coords))
-	vb := newBuffer(mem, int64(len(core.BytesOf(values))))
+	vb := core.NewBuffer(mem, int64(len(core.BytesOf(values))))
 	copy(vb.Bytes(), core.BytesOf(values))
 	var cfg config
 	for _, o := range opts {
@@ -141,7 +141,7 @@ func (t *Tensor) WithLayout(mem memory.Allocator, layout Layout) (*Tensor, error
 		return t, nil
 	}
 	nd := int64(len(t.shape))
-	cb := newBuffer(mem, t.nnz*nd*int64(arrowsparse.ByteWidth(t.indexType)))
+	cb := core.NewBuffer(mem, t.nnz*nd*int64(arrowsparse.ByteWidth(t.indexType)))
 	if t.nnz > 0 && nd > 0 {
 		coords.For(t.indexType).TransposeLayout(t.matrix(), cb.Bytes())
 	}
@@ -173,7 +173,7 @@ func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 		}
 	}
 	w := int64(arrowsparse.ByteWidth(t.indexType))
-	cb := newBuffer(mem, t.nnz*int64(nd)*w)
+	cb := core.NewBuffer(mem, t.nnz*int64(nd)*w)
 	if t.nnz > 0 && nd > 0 {
 		src, dst := t.matrix().Data, cb.Bytes()
 		// Per entry and axis, copy w bytes; the layout strides are shared.

@@ -79,13 +79,6 @@ func (t *Tensor) derived(cbuf *memory.Buffer, layout Layout, values *memory.Buff
 	return d
 }
 
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
-}
-
 // sorted sorts the entries into new row-major coordinate and value buffers
 // of nnz entries each, merging duplicates under policy p. It returns the
 // buffers, the number of entries written and whether duplicates were met.
@@ -93,8 +86,8 @@ func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers 
 	n := t.nnz
 	nd := len(t.shape)
 	iw, vw := int64(arrowsparse.ByteWidth(t.indexType)), int64(arrowsparse.ByteWidth(t.valueType))
-	cbuf := newBuffer(mem, n*int64(nd)*iw)
-	values := newBuffer(mem, n*vw)
+	cbuf := core.NewBuffer(mem, n*int64(nd)*iw)
+	values := core.NewBuffer(mem, n*vw)
 	if n == 0 {
 		return cbuf, values, 0, false
 	}

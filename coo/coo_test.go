@@ -508,7 +508,7 @@ func TestBadInput(t *testing.T) {
 func TestFromDenseStrided(t *testing.T) {
 	mem := testutil.Checked(t)
 	// A column-major 2×3 view: Arrow C++ gets this wrong (apache/arrow#47520).
-	buf := views.NewZeroedBuffer(mem, 6*8)
+	buf := core.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	// Column-major storage of [[0, 1.5, 0], [2.5, 0, 3.5]].
 	copy(core.MustSlice[float64](buf, 6), []float64{0, 2.5, 1.5, 0, 0, 3.5})
@@ -556,7 +556,7 @@ func TestLongerBuffers(t *testing.T) {
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	assert.Equal(t, []float32{0, 7, 0, 0, 0, 5}, views.Data[float32](d.(*views.View)))
+	assert.Equal(t, []float32{0, 7, 0, 0, 0, 5}, testutil.ViewValues[float32](t, d.(*views.View)))
 	p, err := x.Permute(mem, 1, 0)
 	require.NoError(t, err)
 	defer p.Release()

@@ -133,8 +133,8 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataTy
 	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
 
 	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
-	cbuf := newBuffer(mem, nnz*int64(nd)*iw)
-	values := newBuffer(mem, nnz*vw)
+	cbuf := core.NewBuffer(mem, nnz*int64(nd)*iw)
+	values := core.NewBuffer(mem, nnz*vw)
 	iop := coords.For(indexType)
 	cb, vb := cbuf.Bytes(), values.Bytes()
 	var at int64
@@ -175,7 +175,7 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataTy
 // in place through a views.View (its byte strides must be multiples of the
 // element width). The result must be released by the caller.
 func FromArrowTensor(mem memory.Allocator, src tensor.Interface, indexType arrow.DataType) (*Tensor, error) {
-	v, err := views.FromTensor(src)
+	v, err := views.FromArrowTensor(src)
 	if err != nil {
 		return nil, err
 	}

@@ -83,12 +83,12 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 		}
 	}
 	iop := coords.For(indexType)
-	cb := newBuffer(mem, nnz*int64(nd)*int64(arrowsparse.ByteWidth(indexType)))
+	cb := core.NewBuffer(mem, nnz*int64(nd)*int64(arrowsparse.ByteWidth(indexType)))
 	for k, c := range cols {
 		iop.Put(cb.Bytes(), int64(k)*nnz, c)
 	}
 	vw := int64(arrowsparse.ByteWidth(vt))
-	vb := newBuffer(mem, nnz*vw)
+	vb := core.NewBuffer(mem, nnz*vw)
 	off := int64(valArr.Data().Offset())
 	copy(vb.Bytes(), valArr.Data().Buffers()[1].Bytes()[off*vw:(off+nnz)*vw])
 	cfg := config{names: dimCols}

@@ -9,6 +9,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Layout is the memory order of the nnz × ndim coordinate matrix.
@@ -200,7 +201,9 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // When the reference count goes to zero, the buffers are released.
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
-	if t.refCount.Add(-1) == 0 {
+	n := t.refCount.Add(-1)
+	debug.Assert(n >= 0, "coo: too many releases of a Tensor")
+	if n == 0 {
 		if t.coords != nil {
 			t.coords.Release()
 		}

@@ -82,7 +82,7 @@ func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 	}
 	nl := len(t.levels)
 	iw := int64(arrowsparse.ByteWidth(it))
-	cb := newBuffer(mem, t.nnz*int64(nl)*iw)
+	cb := core.NewBuffer(mem, t.nnz*int64(nl)*iw)
 	defer cb.Release()
 	lo, hi := t.leafRange()
 	if lo < hi {
@@ -169,7 +169,7 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 	}
 	same := func(have, want arrow.DataType) bool { return want == nil || arrow.TypeEqual(have, want) }
 	convert := func(b *memory.Buffer, from, to arrow.DataType, n int64) *memory.Buffer {
-		out := newBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
+		out := core.NewBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
 		rd, wr := opsFor(from), opsFor(to)
 		buf := make([]int64, chunk)
 		for i := int64(0); i < n; i += chunk {

@@ -103,9 +103,18 @@ func ExampleNew() {
 	}
 	defer x.Release()
 	fmt.Println(csf.At[float64](x, 0, 2, 1), x.IndexBytes(), "index bytes")
-	d, _ := x.ToView(mem)
+	d, err := x.ToView(mem)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
-	fmt.Println(views.Data[float64](d)) // row-major
+	vals, err := views.Values[float64](d) // row-major
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(vals)
 	// Output:
 	// 30 128 index bytes
 	// [0 10 0 0 20 30 0 0 40 0 0 0]
@@ -126,9 +135,18 @@ func ExampleTensor_Sub() {
 	s := c.Sub(2) // the 2×2 matrix at dimension 0 = 2
 	defer s.Release()
 	fmt.Println(s.Shape(), s.NNZ(), s.IsCompact())
-	d, _ := s.ToView(mem)
+	d, err := s.ToView(mem)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
-	fmt.Println(views.Data[float64](d))
+	vals, err := views.Values[float64](d)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(vals)
 	// Output:
 	// [2 2] 2 false
 	// [2 0 0 3]

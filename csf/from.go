@@ -181,7 +181,7 @@ func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memo
 	var leaf *memory.Buffer
 	var keys []uint64
 	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, n*8)
+		leaf = core.NewBuffer(mem, n*8)
 		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, n)
@@ -242,7 +242,7 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 	vt := s.valueType
 	vw := int64(arrowsparse.ByteWidth(vt))
 	vop := vals.For(vt)
-	values := newBuffer(mem, n*vw)
+	values := core.NewBuffer(mem, n*vw)
 	vb := values.Bytes()
 	dupErr := func() error {
 		return core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
@@ -298,7 +298,7 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 	var leaf *memory.Buffer
 	var keys []uint64
 	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, n*8)
+		leaf = core.NewBuffer(mem, n*8)
 		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, n)
@@ -467,7 +467,7 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Dup
 	}
 	starts = append(starts, n)
 	vw := int64(arrowsparse.ByteWidth(s.valueType))
-	values := newBuffer(mem, n*vw)
+	values := core.NewBuffer(mem, n*vw)
 	if vals.For(s.valueType).ReducePerm(e.in, values.Bytes(), 0, perm, starts, p) && p == arrowsparse.RejectDuplicates {
 		values.Release()
 		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
@@ -554,11 +554,11 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, o ConvertOptions) (*Te
 		return empty(mem, s), nil
 	}
 	vw := int64(arrowsparse.ByteWidth(vt))
-	values := newBuffer(mem, nnz*vw)
+	values := core.NewBuffer(mem, nnz*vw)
 	var leaf *memory.Buffer
 	var keys []uint64
 	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, nnz*8)
+		leaf = core.NewBuffer(mem, nnz*8)
 		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, nnz)

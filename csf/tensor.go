@@ -8,6 +8,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Tensor is a sparse tensor of rank ≥ 2 in compressed sparse fiber format,
@@ -174,7 +175,9 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // When the reference count goes to zero, the buffers are released.
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
-	if t.refCount.Add(-1) == 0 {
+	n := t.refCount.Add(-1)
+	debug.Assert(n >= 0, "csf: too many releases of a Tensor")
+	if n == 0 {
 		for l := range t.levels {
 			lv := &t.levels[l]
 			if lv.idx != nil {
@@ -339,13 +342,6 @@ func mustValues[T arrowsparse.Value](t *Tensor) []T {
 	return v
 }
 
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
-}
-
 // Compact returns the tensor with every level starting at node 0 of its
 // buffers, as Arrow's SparseCSFIndex and IPC need. A compact tensor is
 // returned itself, retained. Otherwise the indices and values buffers are
@@ -365,7 +361,7 @@ func (t *Tensor) Compact(mem memory.Allocator) (*Tensor, error) {
 		nl.idx = sliceBuffer(lv.idx, lv.off*w, lv.n*w)
 		if lv.ptr != nil {
 			pw := int64(arrowsparse.ByteWidth(lv.ptrType))
-			nl.ptr = newBuffer(mem, (lv.n+1)*pw)
+			nl.ptr = core.NewBuffer(mem, (lv.n+1)*pw)
 			base := t.levels[l+1].off
 			ops := opsFor(lv.ptrType)
 			buf := make([]int64, chunk)

@@ -76,7 +76,7 @@ func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T,
 		y.levels[nl-2].ptr, y.levels[nl-2].ptrType = nil, nil
 		y.nnz = fib.n
 		y.vshift = fib.off
-		y.values = newBuffer(mem, fib.n*int64(arrowsparse.ByteWidth(t.valueType)))
+		y.values = core.NewBuffer(mem, fib.n*int64(arrowsparse.ByteWidth(t.valueType)))
 		out := core.MustSliceBytes[T](y.values.Bytes())
 		if t.nnz < 1<<12 {
 			workers = 1

@@ -178,7 +178,7 @@ func TestSpec72(t *testing.T) {
 	back, err := c.ToDense(mem)
 	require.NoError(t, err)
 	defer back.Release()
-	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30, 0, 0, 40, 0, 0, 0}, views.Data[int32](back.(*views.View)))
+	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30, 0, 0, 40, 0, 0, 0}, testutil.ViewValues[int32](t, back.(*views.View)))
 	x, err := c.ToCOO(mem)
 	require.NoError(t, err)
 	defer x.Release()
@@ -199,5 +199,5 @@ func TestSpec72(t *testing.T) {
 	sd, err := s.ToDense(mem)
 	require.NoError(t, err)
 	defer sd.Release()
-	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30}, views.Data[int32](sd.(*views.View)))
+	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30}, testutil.ViewValues[int32](t, sd.(*views.View)))
 }

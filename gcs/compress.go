@@ -125,9 +125,9 @@ func fitsKeys(major, minor int64) (uint, bool) {
 func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer, nnz int64, dup bool) {
 	pw, iw, vw := int64(arrowsparse.ByteWidth(j.pt)), int64(arrowsparse.ByteWidth(j.it)), int64(arrowsparse.ByteWidth(j.vt))
 	n := int64(j.n)
-	indptr = newBuffer(mem, (j.major+1)*pw)
-	indices = newBuffer(mem, n*iw)
-	values = newBuffer(mem, n*vw)
+	indptr = core.NewBuffer(mem, (j.major+1)*pw)
+	indices = core.NewBuffer(mem, n*iw)
+	values = core.NewBuffer(mem, n*vw)
 	if n > 0 && j.count != nil && j.packed > 0 && j.keepDups {
 		t := keysort.Transpose{
 			N:         j.n,

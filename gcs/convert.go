@@ -166,9 +166,9 @@ func isIdentityPerm(p []int) bool {
 // presorted compresses n entries whose keys are strictly increasing.
 func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
 	pw, iw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it))
-	indptr = newBuffer(mem, (major+1)*pw)
+	indptr = core.NewBuffer(mem, (major+1)*pw)
 	clear(indptr.Bytes())
-	indices = newBuffer(mem, n*iw)
+	indices = core.NewBuffer(mem, n*iw)
 	values = copyBuffer(mem, in)
 	c := ixFor(pt, it).compressor()
 	if n > 0 {
@@ -233,9 +233,9 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOp
 		return nil, err
 	}
 	pw, iw, vw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
-	indptr := newBuffer(mem, (major+1)*pw)
-	indices := newBuffer(mem, n*iw)
-	values := newBuffer(mem, n*vw)
+	indptr := core.NewBuffer(mem, (major+1)*pw)
+	indices := core.NewBuffer(mem, n*iw)
+	values := core.NewBuffer(mem, n*vw)
 	iop := coords.For(it)
 	ptrs := make([]int64, major+1)
 	cols := make([]int64, minor)
@@ -270,7 +270,7 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 		return nil, err
 	}
 	iw := int64(arrowsparse.ByteWidth(it))
-	cb := newBuffer(mem, 2*m.nnz*iw)
+	cb := core.NewBuffer(mem, 2*m.nnz*iw)
 	defer cb.Release()
 	iop := coords.For(it)
 	ix := m.ix()
@@ -449,9 +449,9 @@ func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error
 	ix := m.ix()
 	ptrs := make([]int64, major+1)
 	ix.pointers(m, 0, major, ptrs)
-	indptr := newBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
+	indptr := core.NewBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
 	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
-	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
+	indices := core.NewBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	buf := make([]int64, chunk)
 	for a := int64(0); a < m.nnz; a += chunk {
 		b := min(a+chunk, m.nnz)

@@ -13,6 +13,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -188,9 +189,7 @@ func (d *DM) Retain() { d.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (d *DM) Release() {
 	n := d.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: DM released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a DM")
 	if n == 0 {
 		d.storage.Release()
 		d.storage = nil
@@ -872,7 +871,7 @@ func (d *DM) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 			return nil, err
 		}
 		defer v.Release()
-		c, err := v.Copy(mem)
+		c, err := v.Copy(mem, views.CopyOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -940,8 +939,8 @@ func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) 
 	n := d.NNZ()
 	nd := int64(len(d.shape))
 	w := int64(arrowsparse.ByteWidth(vt))
-	cb := newBuffer(mem, n*nd*int64(arrowsparse.ByteWidth(it)))
-	vb := newBuffer(mem, n*w)
+	cb := core.NewBuffer(mem, n*nd*int64(arrowsparse.ByteWidth(it)))
+	vb := core.NewBuffer(mem, n*w)
 	defer cb.Release()
 	defer vb.Release()
 	iop, vop := coords.For(it), vals.For(vt)

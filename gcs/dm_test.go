@@ -358,8 +358,8 @@ func TestSeed001(t *testing.T) {
 	v, err := views.Alloc(mem, f64, []int64{5, 12})
 	require.NoError(t, err)
 	defer v.Release()
-	for i := range views.Data[float64](v) {
-		views.Data[float64](v)[i] = float64(i)
+	for i := range testutil.ViewValues[float64](t, v) {
+		testutil.ViewValues[float64](t, v)[i] = float64(i)
 	}
 	d, err := gcs.NewDM([]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}, v)
 	require.NoError(t, err)

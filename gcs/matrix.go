@@ -8,6 +8,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Axis names the compressed axis of a matrix: Rows for CSR, Cols for CSC.
@@ -268,7 +269,7 @@ func (a Axis) singular() string {
 
 // copyBuffer returns a new buffer from mem holding a copy of b.
 func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
-	buf := newBuffer(mem, int64(len(b)))
+	buf := core.NewBuffer(mem, int64(len(b)))
 	copy(buf.Bytes(), b)
 	return buf
 }
@@ -276,13 +277,6 @@ func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
 // wholeElems returns the longest prefix of b that holds whole elements of w
 // bytes: buffers may be longer than their elements, by any number of bytes.
 func wholeElems(b []byte, w int) []byte { return b[:len(b)/w*w] }
-
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
-}
 
 // dims returns the number of lanes (the length of the compressed axis) and
 // the length of the other axis.
@@ -302,9 +296,7 @@ func (m *Matrix) Retain() { m.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (m *Matrix) Release() {
 	n := m.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: Matrix released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a Matrix")
 	if n == 0 {
 		for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
 			if b != nil {

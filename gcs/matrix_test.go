@@ -548,7 +548,7 @@ func TestFromDenseStrided(t *testing.T) {
 	v, err := views.Alloc(mem, f64, []int64{3, 4})
 	require.NoError(t, err)
 	defer v.Release()
-	data := views.Data[float64](v)
+	data := testutil.ViewValues[float64](t, v)
 	copy(data, []float64{1, 0, 2, 0, 0, math.Copysign(0, -1), 0, 3, math.NaN(), 0, 0, 4})
 	tr := v.T() // 4×3, column-major
 	defer tr.Release()

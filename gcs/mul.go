@@ -350,7 +350,8 @@ func mulDense[T arrowsparse.Float](mem memory.Allocator, m *Matrix, trans bool, 
 		bd = core.MustSliceBytes[T](wholeElems(b.Buffer().Bytes(), arrowsparse.ByteWidth(m.valueType)))
 	}
 	bm := dense[T]{data: bd, off: b.ElemOffset(), rs: st[0], cs: st[1], rows: bs[0], cols: bs[1]}
-	cm := dense[T]{data: views.Data[T](c), rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
+	cdata, _ := views.Values[T](c) // c was allocated with T's type
+	cm := dense[T]{data: cdata, rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
 	if m.nnz == 0 || bs[1] == 0 {
 		return c, nil
 	}

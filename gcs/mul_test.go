@@ -74,7 +74,7 @@ func TestMulVec(t *testing.T) {
 					// SpMM against a strided (transposed) B of 3 columns.
 					bt, err := views.Alloc(mem, f64, []int64{3, n})
 					require.NoError(t, err)
-					bd := views.Data[float64](bt)
+					bd := testutil.ViewValues[float64](t, bt)
 					for i := range bd {
 						bd[i] = float64(r.IntN(5) - 2)
 					}

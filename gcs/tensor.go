@@ -14,6 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -114,9 +115,7 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
 	n := t.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: Tensor released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a Tensor")
 	if n == 0 {
 		t.m.Release()
 		t.m = nil
@@ -336,9 +335,9 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 	if err := checkPointerAlloc(nmaj, pt); err != nil {
 		return nil, err
 	}
-	indptr := newBuffer(mem, (nmaj+1)*int64(arrowsparse.ByteWidth(pt)))
+	indptr := core.NewBuffer(mem, (nmaj+1)*int64(arrowsparse.ByteWidth(pt)))
 	clear(indptr.Bytes())
-	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
+	indices := core.NewBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	c := ixFor(pt, it).compressor()
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
@@ -475,7 +474,7 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	}
 	m := t.m
 	nd := int64(len(t.mp.shape))
-	cb := newBuffer(mem, m.nnz*nd*int64(arrowsparse.ByteWidth(it)))
+	cb := core.NewBuffer(mem, m.nnz*nd*int64(arrowsparse.ByteWidth(it)))
 	defer cb.Release()
 	iop := coords.For(it)
 	t.eachChunk(func(lo, hi int64, idx []int64) {

@@ -68,7 +68,7 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), error) {
 	release := func() {}
 	if !t.IsCompact() {
-		c, err := t.Compact(memory.DefaultAllocator)
+		c, err := t.Compact(cfg.mem)
 		if err != nil {
 			return nil, nil, release, err
 		}
@@ -79,7 +79,7 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 	pt, it, mixed := commonTypes(t)
 	if mixed {
 		// The message holds one indptr type and one indices type: widen.
-		c, err := t.WithIndexTypes(memory.DefaultAllocator, pt, it)
+		c, err := t.WithIndexTypes(cfg.mem, pt, it)
 		if err != nil {
 			release()
 			return nil, nil, func() {}, err

@@ -17,6 +17,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testutil"
 	"github.com/arrowsparse/arrowsparse/ipc"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -43,7 +44,7 @@ func dense(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor) []float64 {
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	return append([]float64(nil), views.Data[float64](d.(*views.View))...)
+	return append([]float64(nil), testutil.ViewValues[float64](t, d.(*views.View))...)
 }
 
 // A GCS tensor travels as the CSR message of its storage plus the mapping,
@@ -147,7 +148,7 @@ func TestSequences(t *testing.T) {
 			assert.Equal(t, []arrowsparse.Format{arrowsparse.FormatCOO, arrowsparse.FormatCSF, arrowsparse.FormatDense}, formats)
 			_, err := r.Next()
 			assert.Equal(t, io.EOF, err)
-			r.Close()
+			r.Release()
 		}
 	}
 	// One message only: a sequence is an error for ParseMessage.
@@ -180,7 +181,7 @@ func TestReadFileMapped(t *testing.T) {
 	require.NoError(t, err)
 	m2, err := r.Next()
 	require.NoError(t, err)
-	r.Close() // the mapping lives on in the tensors
+	r.Release() // the mapping lives on in the tensors
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, m1.Tensor))
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, m2.Tensor))
 	m1.Release()

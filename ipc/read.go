@@ -2,18 +2,22 @@ package ipc
 
 import (
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // Message is one Tensor or SparseTensor message, decoded.
 type Message struct {
+	refCount atomic.Int64
+
 	// Tensor is the tensor the message carries: a *views.View (dense
 	// Tensor message), *coo.Tensor, *gcs.Matrix (CSR or CSC), *gcs.Tensor
 	// (a CSR/CSC message with the GCS mapping in its custom metadata) or
@@ -53,9 +57,17 @@ type KeyValue struct {
 	Key, Value string
 }
 
-// Release releases the tensor.
+// Retain increases the reference count by 1.
+// Retain may be called simultaneously from multiple goroutines.
+func (m *Message) Retain() { m.refCount.Add(1) }
+
+// Release decreases the reference count by 1.
+// When the reference count goes to zero, the tensor is released.
+// Release may be called simultaneously from multiple goroutines.
 func (m *Message) Release() {
-	if m.Tensor != nil {
+	n := m.refCount.Add(-1)
+	debug.Assert(n >= 0, "ipc: too many releases of a Message")
+	if n == 0 && m.Tensor != nil {
 		m.Tensor.Release()
 		m.Tensor = nil
 	}
@@ -198,6 +210,7 @@ func decode(m *wire.Message, body *memory.Buffer, legacy bool, size, metaSize in
 	if err != nil {
 		return nil, err
 	}
+	out.refCount.Store(1)
 	return out, nil
 }
 

@@ -2,9 +2,12 @@ package ipc
 
 import (
 	"io"
+	"iter"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 )
 
@@ -12,25 +15,30 @@ import (
 // of Arrow C++'s WriteTensor or WriteSparseTensor leave them, optionally
 // ended by an end-of-stream marker. It is not safe for concurrent use.
 type Reader struct {
-	stream *wire.Reader // io.Reader source
-	buf    *memory.Buffer
-	pos    int // in-memory source: offset of the next message in buf
-	cfg    *readConfig
-	err    error
+	refCount atomic.Int64
+	stream   *wire.Reader // io.Reader source
+	buf      *memory.Buffer
+	pos      int // in-memory source: offset of the next message in buf
+	cfg      *readConfig
+	err      error
 }
 
 // NewReader returns a Reader of the messages in r. Bodies are read into
 // buffers from the allocator of WithAllocator.
 func NewReader(r io.Reader, opts ...ReadOption) *Reader {
 	cfg := newReadConfig(opts)
-	return &Reader{stream: wire.NewReader(r, cfg.wire()...), cfg: cfg}
+	rd := &Reader{stream: wire.NewReader(r, cfg.wire()...), cfg: cfg}
+	rd.refCount.Store(1)
+	return rd
 }
 
 // NewBufferReader returns a Reader of the messages in buf, without copying:
 // every tensor's buffers are slices of buf, which they retain.
 func NewBufferReader(buf *memory.Buffer, opts ...ReadOption) *Reader {
 	buf.Retain()
-	return &Reader{buf: buf, cfg: newReadConfig(opts)}
+	rd := &Reader{buf: buf, cfg: newReadConfig(opts)}
+	rd.refCount.Store(1)
+	return rd
 }
 
 // NewBytesReader is NewBufferReader over a byte slice, which must not be
@@ -50,7 +58,7 @@ func (r *Reader) Next() (*Message, error) {
 	m, err := r.next()
 	if err != nil {
 		r.err = err
-		r.Close()
+		r.dropInput()
 		return nil, err
 	}
 	return m, nil
@@ -85,7 +93,7 @@ func (r *Reader) next() (*Message, error) {
 // All returns an iterator over the remaining messages. It stops at the end
 // of the input; an error is yielded once, with a nil message, and ends the
 // iteration. Each yielded message must be released by the caller.
-func (r *Reader) All() func(yield func(*Message, error) bool) {
+func (r *Reader) All() iter.Seq2[*Message, error] {
 	return func(yield func(*Message, error) bool) {
 		for {
 			m, err := r.Next()
@@ -99,9 +107,25 @@ func (r *Reader) All() func(yield func(*Message, error) bool) {
 	}
 }
 
-// Close releases the reader's reference to an in-memory input. Messages
-// already returned stay valid. It is safe to call more than once.
-func (r *Reader) Close() {
+// Retain increases the reference count by 1.
+// Retain may be called simultaneously from multiple goroutines.
+func (r *Reader) Retain() { r.refCount.Add(1) }
+
+// Release decreases the reference count by 1.
+// When the reference count goes to zero, the reader drops its reference to
+// an in-memory or memory-mapped input; messages already returned stay
+// valid, and a mapping lives until the last of them is released.
+// Release may be called simultaneously from multiple goroutines.
+func (r *Reader) Release() {
+	n := r.refCount.Add(-1)
+	debug.Assert(n >= 0, "ipc: too many releases of a Reader")
+	if n == 0 {
+		r.dropInput()
+	}
+}
+
+// dropInput releases the in-memory input.
+func (r *Reader) dropInput() {
 	if r.buf != nil {
 		r.buf.Release()
 		r.buf = nil

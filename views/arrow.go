@@ -138,7 +138,7 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 	return nil
 }
 
-// FromTensor returns a read-only view of an arrow-go tensor, with no copy.
+// FromArrowTensor returns a read-only view of an arrow-go tensor, with no copy.
 // The tensor's byte strides become element strides and must be multiples of
 // the element width (an error wrapping arrow.ErrInvalid otherwise); its
 // data's offset is the view's element offset, and every element the strides
@@ -147,7 +147,7 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 // tensors) are an error wrapping arrow.ErrType. The view retains the data's
 // values buffer, is read-only because arrow-go tensors are immutable, and
 // must be released by the caller.
-func FromTensor(t tensor.Interface) (*View, error) {
+func FromArrowTensor(t tensor.Interface) (*View, error) {
 	if t == nil {
 		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil tensor")
 	}
@@ -200,7 +200,7 @@ func FromTensor(t tensor.Interface) (*View, error) {
 	return v, nil
 }
 
-// ToTensor returns an arrow-go tensor over the view's buffer, with no copy:
+// ToArrowTensor returns an arrow-go tensor over the view's buffer, with no copy:
 // its byte strides are the view's element strides times the width, and its
 // data starts at the view's element offset. Arrow tensors have non-negative
 // strides, so a view with a negative stride is an error wrapping
@@ -209,7 +209,7 @@ func FromTensor(t tensor.Interface) (*View, error) {
 // The tensor retains the buffer and must be released by the caller; the
 // view may be released independently. arrow-go reports every tensor as
 // immutable, and writes through the view show in the tensor.
-func (v *View) ToTensor() (tensor.Interface, error) {
+func (v *View) ToArrowTensor() (tensor.Interface, error) {
 	switch v.dtype.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,

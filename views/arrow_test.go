@@ -37,7 +37,7 @@ func TestFromArrayRespectsOffset(t *testing.T) {
 	assert.Equal(t, "[2 3 4 5]", v.String())
 	require.ErrorIs(t, Set(v, int32(9), 0), arrowsparse.ErrReadOnly)
 
-	w, err := v.Copy(mem)
+	w, err := v.Copy(mem, CopyOptions{})
 	require.NoError(t, err)
 	defer w.Release()
 	require.NoError(t, Set(w, int32(9), 0))
@@ -167,7 +167,7 @@ func TestTensorRoundTrip(t *testing.T) {
 
 	check := func(v *View) {
 		t.Helper()
-		tn, err := v.ToTensor()
+		tn, err := v.ToArrowTensor()
 		require.NoError(t, err)
 		defer tn.Release()
 		f := tn.(*tensor.Float64)
@@ -176,7 +176,7 @@ func TestTensorRoundTrip(t *testing.T) {
 		for idx, x := range All[float64](v) {
 			assert.Equal(t, x, f.Value(idx), "%v", idx)
 		}
-		back, err := FromTensor(tn)
+		back, err := FromArrowTensor(tn)
 		require.NoError(t, err)
 		defer back.Release()
 		assert.Equal(t, v.Shape(), back.Shape())
@@ -203,7 +203,7 @@ func TestTensorRoundTrip(t *testing.T) {
 
 	// the tensor keeps the buffer alive after the view is gone
 	tv := a.T()
-	tn, err := tv.ToTensor()
+	tn, err := tv.ToArrowTensor()
 	require.NoError(t, err)
 	tv.Release()
 	assert.Equal(t, 4.0, tn.(*tensor.Float64).Value([]int64{0, 1}))
@@ -218,13 +218,13 @@ func TestTensorErrors(t *testing.T) {
 	f, err := a.Flip(0)
 	require.NoError(t, err)
 	defer f.Release()
-	_, err = f.ToTensor()
+	_, err = f.ToArrowTensor()
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 
 	h, err := Alloc(mem, arrow.FixedWidthTypes.Float16, []int64{2})
 	require.NoError(t, err)
 	defer h.Release()
-	_, err = h.ToTensor()
+	_, err = h.ToArrowTensor()
 	require.ErrorIs(t, err, arrow.ErrType)
 
 	// strides that are not a multiple of the width
@@ -232,13 +232,13 @@ func TestTensorErrors(t *testing.T) {
 	defer data.Release()
 	bad := tensor.New(data, []int64{2, 2}, []int64{12, 8}, nil)
 	defer bad.Release()
-	_, err = FromTensor(bad)
+	_, err = FromArrowTensor(bad)
 	require.ErrorIs(t, err, arrowsparse.ErrAlignment)
 
 	// strides that reach past the data's length
 	over := tensor.New(data, []int64{3, 5}, []int64{32, 8}, nil)
 	defer over.Release()
-	_, err = FromTensor(over)
+	_, err = FromArrowTensor(over)
 	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// a window of the buffer: the tensor may not reach outside its data
@@ -246,19 +246,19 @@ func TestTensorErrors(t *testing.T) {
 	defer win.Release()
 	ok := tensor.New(win, []int64{2, 2}, nil, nil)
 	defer ok.Release()
-	wv, err := FromTensor(ok)
+	wv, err := FromArrowTensor(ok)
 	require.NoError(t, err)
 	assert.Equal(t, "[[4 5]\n [6 7]]", wv.String())
 	wv.Release()
 	tooFar := tensor.New(win, []int64{2, 3}, nil, nil)
 	defer tooFar.Release()
-	_, err = FromTensor(tooFar)
+	_, err = FromArrowTensor(tooFar)
 	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	d32 := array.NewData(arrow.FixedWidthTypes.Date32, 2, []*memory.Buffer{nil, a.Buffer()}, nil, 0, 0)
 	defer d32.Release()
 	dt := tensor.New(d32, []int64{2}, nil, nil)
 	defer dt.Release()
-	_, err = FromTensor(dt)
+	_, err = FromArrowTensor(dt)
 	require.ErrorIs(t, err, arrow.ErrType)
 }

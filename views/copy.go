@@ -1,7 +1,6 @@
 package views
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -9,32 +8,19 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
-// CopyOption configures Copy and CopyTo. Options are values, so passing
-// them allocates nothing.
-type CopyOption struct{ workers int }
-
-type copyConfig struct{ workers int }
-
-// WithWorkers lets Copy and CopyTo split a copy of at least 4 MiB into up
-// to n parts along the first axis, copied by n goroutines at once. The
-// default, like any n ≤ 1, copies on the calling goroutine. CopyTo into a
-// destination that is not C-contiguous always uses one goroutine.
-func WithWorkers(n int) CopyOption { return CopyOption{workers: n} }
-
-// parallelMin is the smallest copy, in bytes, that WithWorkers splits.
-const parallelMin = 4 << 20
-
-func newCopyConfig(opts []CopyOption) copyConfig {
-	var c copyConfig
-	for _, o := range opts {
-		if o.workers != 0 {
-			c.workers = o.workers
-		}
-	}
-	return c
+// CopyOptions tune Copy and CopyTo. The zero value uses every core.
+type CopyOptions struct {
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. A copy
+	// smaller than 4 MiB, or into a destination that is not C-contiguous,
+	// uses one. The result does not depend on it.
+	Workers int
 }
+
+// parallelMin is the smallest copy, in bytes, that is split among workers.
+const parallelMin = 4 << 20
 
 // Copy returns a new row-major contiguous, writable view holding the same
 // elements, in a buffer from mem. The dim names are kept. The returned view
@@ -46,9 +32,9 @@ func newCopyConfig(opts []CopyOption) copyConfig {
 // cache-blocked transpose when another axis has stride 1 (a transposed
 // matrix, or a batch of them), and a strided gather otherwise. Remapped
 // axes are read through a table of their addresses.
-func (v *viewBase) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
+func (v *viewBase) Copy(mem memory.Allocator, o CopyOptions) (*View, error) {
 	nbytes, ok := core.MulInt64(v.size, v.width)
-	if !ok || nbytes > maxBufferBytes {
+	if !ok || nbytes > core.MaxBufferBytes {
 		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
 	}
 	buf := memory.NewResizableBuffer(mem)
@@ -60,14 +46,14 @@ func (v *viewBase) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error)
 		return nil, err
 	}
 	out.names = core.CloneDimNames(v.names)
-	gatherInto(buf.Bytes(), v, newCopyConfig(opts).workers)
+	gatherInto(buf.Bytes(), v, par.Workers(o.Workers))
 	return out, nil
 }
 
-// ToDense returns Copy(mem) as an arrowsparse.Dense. The result must be released by
+// ToDense returns Copy(mem, CopyOptions{}) as an arrowsparse.Dense. The result must be released by
 // the caller.
 func (v *viewBase) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	c, err := v.Copy(mem)
+	c, err := v.Copy(mem, CopyOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +61,15 @@ func (v *viewBase) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 }
 
 // CopyTo copies the receiver's elements into dst, which must have the same
-// data type and shape and be writable. It copies as Copy does, without
-// allocating. If the two share memory, the result
-// is as if the receiver had been copied first. A read-only dst is an error
+// data type and shape and be writable. It copies as Copy does. If the two
+// share memory, the result is as if the receiver had been copied first,
+// into a temporary buffer from mem. A read-only dst is an error
 // wrapping arrow.ErrInvalid (arrowsparse.ErrReadOnly), a different data type one
 // wrapping arrow.ErrType, and a different shape one wrapping
 // arrow.ErrInvalid. CopyTo into a C-contiguous dst takes the fast paths of
 // Copy and allocates nothing unless the views overlap; into another dst it
 // copies element by element.
-func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
+func (v *viewBase) CopyTo(mem memory.Allocator, dst *View, o CopyOptions) error {
 	if dst.readOnly {
 		return core.Errorf(arrowsparse.ErrReadOnly, "views: CopyTo a read-only view")
 	}
@@ -98,7 +84,7 @@ func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
 	}
 	src := v
 	if overlaps(v, &dst.viewBase) {
-		tmp, err := v.Copy(memory.DefaultAllocator)
+		tmp, err := v.Copy(mem, o)
 		if err != nil {
 			return err
 		}
@@ -107,7 +93,7 @@ func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
 	}
 	if dst.IsCContiguous() {
 		b := dst.buf.Bytes()
-		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src, newCopyConfig(opts).workers)
+		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src, par.Workers(o.Workers))
 		return nil
 	}
 	switch v.width {
@@ -193,16 +179,12 @@ func gatherInto(dst []byte, v *viewBase, workers int) {
 		n0 := v.shape[0]
 		k := min(int64(workers), n0)
 		inner := v.size / n0 * v.width // bytes per index of axis 0
-		var wg sync.WaitGroup
-		for w := range k {
-			lo, hi := n0*w/k, n0*(w+1)/k
+		par.Do(int(k), func(w int) {
+			lo, hi := n0*int64(w)/k, n0*int64(w+1)/k
 			sub, _ := v.slice([]Range{{lo, hi, 1}})
-			wg.Go(func() {
-				defer sub.Release()
-				gatherInto(dst[lo*inner:hi*inner], sub, 1)
-			})
-		}
-		wg.Wait()
+			defer sub.Release()
+			gatherInto(dst[lo*inner:hi*inner], sub, 1)
+		})
 		return
 	}
 	switch v.width {

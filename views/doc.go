@@ -93,7 +93,7 @@
 // primitive arrays (1-d) and of FixedSizeList arrays (2-d, or N-d when
 // nested, as in the storage of fixed_shape_tensor), respecting every
 // level's offset. A dense view has no validity bitmap, so nulls in the
-// viewed range are an error. FromTensor and ToTensor convert to and from
+// viewed range are an error. FromArrowTensor and ToTensor convert to and from
 // arrow-go's tensor.Interface without copying, turning byte strides into
 // element strides and back; Arrow tensors need non-negative strides, so a
 // flipped view must be copied first, and arrow-go has no float16 tensor.
@@ -112,7 +112,7 @@
 //
 // Views share their buffer: a write through one is visible through every
 // other view of the same memory, including arrow-go tensors made by
-// ToTensor. A view is read-only when a write through it would surprise:
+// ToArrowTensor. A view is read-only when a write through it would surprise:
 // views of Arrow arrays and tensors (which are immutable), views in which two
 // indices reach one element (broadcasts, tiles, selections with a repeated
 // index), views made with AsReadOnly, and views derived from any of these.
@@ -124,7 +124,7 @@
 // # Errors
 //
 // Constructors check that every element a view can reach lies inside its
-// buffer (for FromTensor, inside the tensor's data) and that no address
+// buffer (for FromArrowTensor, inside the tensor's data) and that no address
 // arithmetic overflows; operations check their arguments. Bad input (out-of-
 // range indices or axes, a zero step, a bad permutation, a rank mismatch,
 // incompatible broadcast shapes, a write through a read-only view, a buffer

@@ -18,8 +18,8 @@ func iota64(t testing.TB, mem memory.Allocator, shape ...int64) *View {
 	t.Helper()
 	v, err := Alloc(mem, arrow.PrimitiveTypes.Float64, shape)
 	require.NoError(t, err)
-	for i := range Data[float64](v) {
-		Data[float64](v)[i] = float64(i)
+	for i := range data[float64](v) {
+		data[float64](v)[i] = float64(i)
 	}
 	return v
 }
@@ -42,7 +42,7 @@ func TestSeed000StridedStorage(t *testing.T) {
 		{"strides (-1,-2)", []float64{6, 3, 5, 2, 4, 1}, 5, []int64{-1, -2}, [][]int64{{5, 3, 1}, {4, 2, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			buf := NewZeroedBuffer(mem, 6*8)
+			buf := core.NewZeroedBuffer(mem, 6*8)
 			defer buf.Release()
 			copy(core.MustSlice[float64](buf, 6), tc.memory)
 			v, err := New(arrow.PrimitiveTypes.Float64, buf, tc.offset, []int64{2, 3}, tc.strides)
@@ -60,10 +60,10 @@ func TestSeed000StridedStorage(t *testing.T) {
 			}
 			_, ok := v.Locate(6)
 			assert.False(t, ok)
-			c, err := v.Copy(mem)
+			c, err := v.Copy(mem, CopyOptions{})
 			require.NoError(t, err)
 			defer c.Release()
-			assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, Data[float64](c))
+			assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, data[float64](c))
 		})
 	}
 }
@@ -176,7 +176,7 @@ func TestSeed002IndexAlgebra(t *testing.T) {
 	assert.Equal(t, []int64{1, 3}, tr.ElemStrides()) // {:shape [3 3] :strides [1 3]}
 	assert.Equal(t, "[[0.000 3.000 6.000]\n [1.000 4.000 7.000]\n [2.000 5.000 8.000]]", Formatted(tr, "%.3f"))
 
-	bc, err := a.Tile([]int64{6, 3})
+	bc, err := a.Tile(2, 1)
 	require.NoError(t, err)
 	defer bc.Release()
 	assert.Equal(t, "[[0.000 1.000 2.000]\n [3.000 4.000 5.000]\n [6.000 7.000 8.000]\n"+

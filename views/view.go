@@ -9,6 +9,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // inlineDims is the rank up to which a view's shape, strides, dim names and
@@ -69,7 +70,7 @@ func asView(c *viewBase) *View {
 	if c == nil {
 		return nil
 	}
-	debugAssert(c.maps == nil, "views: a remapped viewBase converted to *View")
+	debug.Assert(c.maps == nil, "views: a remapped viewBase converted to *View")
 	return (*View)(unsafe.Pointer(c))
 }
 
@@ -220,28 +221,12 @@ func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error
 	}
 	w := int64(arrowsparse.ByteWidth(dt))
 	nbytes, ok := core.MulInt64(n, w)
-	if !ok || nbytes > maxBufferBytes {
+	if !ok || nbytes > core.MaxBufferBytes {
 		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
 	}
-	buf := NewZeroedBuffer(mem, nbytes)
+	buf := core.NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()
 	return Contiguous(dt, buf, shape)
-}
-
-// maxBufferBytes is the largest buffer Alloc asks for: 2^46 bytes (64 TiB),
-// below the Go runtime's limit on a single allocation (2^48 on 64-bit
-// platforms), past which make panics instead of failing; it is also far
-// beyond any machine's memory, so a larger request is a shape error.
-const maxBufferBytes = int64(1) << 46
-
-// NewZeroedBuffer returns a buffer of n zero bytes from mem. Allocators need
-// not zero their memory, so it is cleared here. The buffer must be released
-// by the caller.
-func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(n))
-	clear(buf.Bytes())
-	return buf
 }
 
 // checkBounds verifies that every element reachable with the given offset,
@@ -352,7 +337,7 @@ func (v *viewBase) Retain() { v.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (v *viewBase) Release() {
 	n := v.refCount.Add(-1)
-	debugAssert(n >= 0, "views: too many releases")
+	debug.Assert(n >= 0, "views: too many releases")
 	if n == 0 {
 		for k := range v.maps {
 			if h := v.maps[k].hold; h != nil {

@@ -18,7 +18,7 @@ func TestSeed000NegativeStrides(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 
-	buf := NewZeroedBuffer(mem, 6*8)
+	buf := core.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	copy(core.MustSlice[float64](buf, 6), []float64{6, 3, 5, 2, 4, 1})
 
@@ -33,16 +33,16 @@ func TestSeed000NegativeStrides(t *testing.T) {
 			assert.Equal(t, locs[i][j], v.Offset(i, j))
 		}
 	}
-	c, err := v.Copy(mem)
+	c, err := v.Copy(mem, CopyOptions{})
 	require.NoError(t, err)
 	defer c.Release()
-	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, Data[float64](c))
+	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, data[float64](c))
 }
 
 func TestNewRejectsOutOfBounds(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	buf := NewZeroedBuffer(mem, 6*8)
+	buf := core.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	_, err := New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{2, 4}, []int64{3, 1})
 	require.ErrorIs(t, err, arrow.ErrInvalid)
@@ -62,7 +62,7 @@ func TestNewRejectsOutOfBounds(t *testing.T) {
 func TestColumnMajorUnitAxesKept(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	buf := NewZeroedBuffer(mem, 64*8)
+	buf := core.NewZeroedBuffer(mem, 64*8)
 	defer buf.Release()
 	for _, c := range []struct {
 		shape, strides, want []int64

@@ -243,3 +243,26 @@ func CheckPermutation(perm []int, n int, what string) error {
 	}
 	return nil
 }
+
+// MaxBufferBytes is the size of the largest buffer the module allocates:
+// 2^46 bytes (64 TiB), below the Go runtime's limit on one allocation (2^48
+// on 64-bit platforms), past which make panics instead of failing, and far
+// beyond any machine's memory. Functions that size an output from a shape
+// check against it and return an error instead.
+const MaxBufferBytes = 1 << 46
+
+// NewBuffer returns a buffer of n bytes from mem whose content the caller
+// overwrites. n must be at most MaxBufferBytes. The buffer must be released
+// by the caller.
+func NewBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(n))
+	return b
+}
+
+// NewZeroedBuffer returns NewBuffer(mem, n) with every byte cleared.
+func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := NewBuffer(mem, n)
+	clear(b.Bytes())
+	return b
+}

@@ -3,7 +3,10 @@
 // result depends only on how the work was split, never on scheduling.
 package par
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Do runs f(0), …, f(k-1), on k goroutines when k > 1, and returns when all
 // have returned.
@@ -17,4 +20,13 @@ func Do(k int, f func(c int)) {
 		wg.Go(func() { f(c) })
 	}
 	wg.Wait()
+}
+
+// Workers resolves the Workers field of the module's option structs: n if n
+// is positive, and runtime.GOMAXPROCS(0) (every core) otherwise.
+func Workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // Checked returns a checked allocator that asserts, when t and its subtests
@@ -329,4 +330,14 @@ func BufferOf[T arrowsparse.Value](mem memory.Allocator, s []T) *memory.Buffer {
 	b.Resize(len(core.BytesOf(s)))
 	copy(b.Bytes(), core.BytesOf(s))
 	return b
+}
+
+// ViewValues returns views.Values[T](v), failing the test on an error.
+func ViewValues[T arrowsparse.Value](tb testing.TB, v *views.View) []T {
+	tb.Helper()
+	s, err := views.Values[T](v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

@@ -92,7 +92,7 @@ func (r *Reader) Next() (*StreamFrame, error) {
 func ReadMessage(r io.Reader, opts ...ReadOption) (*StreamFrame, error) {
 	f, err := NewReader(r, opts...).Next()
 	if err == io.EOF {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: no message: the input is empty or starts with an end-of-stream marker")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: no message: the input is empty or starts with an end-of-stream marker")
 	}
 	return f, err
 }
@@ -105,9 +105,9 @@ func (r *Reader) next() (*StreamFrame, error) {
 	case err == io.EOF:
 		return nil, io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
 	case err != nil:
-		return nil, fmt.Errorf("wire: reading message prefix: %w", err)
+		return nil, fmt.Errorf("ipc: reading message prefix: %w", err)
 	}
 	mlen, _, legacy, err := readPrefix(binary.LittleEndian.Uint32(word[:]), func() (uint32, error) {
 		n, err := io.ReadFull(r.r, word[:])
@@ -144,9 +144,9 @@ func (r *Reader) next() (*StreamFrame, error) {
 // shortRead turns an error of io.ReadFull into the reader's error.
 func (r *Reader) shortRead(err error, what string, want int64, got int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
 	}
-	return fmt.Errorf("wire: reading %s: %w", what, err)
+	return fmt.Errorf("ipc: reading %s: %w", what, err)
 }
 
 // remaining returns the number of bytes left in the input, or -1 if the
