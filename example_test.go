@@ -26,15 +26,15 @@ func Example() {
 	t, _ := b.NewTensor()
 	defer t.Release()
 
-	c, _ := t.Canonicalize(mem) // sorted, duplicates summed
+	c, _ := t.Canonicalize(mem, coo.ConvertOptions{}) // sorted, duplicates summed
 	defer c.Release()
 	fmt.Println(coo.At[float64](c, 2, 1)) // 6
 
 	// CSR, then y = A·x on every core.
-	m, _ := gcs.FromCOO(mem, c, gcs.Rows, gcs.ConvertOptions{})
+	m, _ := gcs.MatrixFromCOO(mem, c, gcs.Rows, gcs.ConvertOptions{})
 	defer m.Release()
 	y := make([]float64, 3)
-	gcs.MulVec(y, m, false, []float64{1, 1, 1, 1}, 0)
+	gcs.MulVec(y, m, []float64{1, 1, 1, 1}, gcs.KernelOptions{})
 	fmt.Println(y)
 
 	// An Arrow IPC message that Arrow C++ reads as a SparseCSRIndex tensor.

@@ -25,7 +25,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				for b.Loop() {
-					y, err := x.CanonicalizeWith(mem, coo.CanonOptions{Workers: workers})
+					y, err := x.Canonicalize(mem, coo.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -3,6 +3,7 @@ package coo
 import (
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
@@ -12,38 +13,34 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// CanonOptions tune CanonicalizeWith. The zero value sums duplicates and
-// uses every core.
-type CanonOptions struct {
-	// Duplicates says how entries with equal coordinates are combined.
-	Duplicates arrowsparse.Duplicates
-	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
-	Workers int
-}
-
 // Canonicalize returns the tensor in canonical form: coordinates sorted in
-// row-major order, duplicates summed in storage order, coordinates stored
-// row-major with the same index type. This is scipy's sum_duplicates,
-// pydata/sparse's COO constructor and PyTorch's coalesce, in row-major order.
-//
-// If the tensor is already canonical it is returned itself, retained. The
-// returned tensor must be released by the caller.
-func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
-	return t.CanonicalizeWith(mem, CanonOptions{})
-}
-
-// CanonicalizeWith is Canonicalize with a chosen duplicate policy and number
-// of workers. With arrowsparse.RejectDuplicates it returns an error wrapping
+// row-major order, duplicates combined under o.Duplicates (summed in
+// storage order by default), coordinates stored row-major with the same
+// index type, or o.IndexType if it is set. This is scipy's sum_duplicates,
+// pydata/sparse's COO constructor and PyTorch's coalesce, in row-major
+// order. With arrowsparse.RejectDuplicates it returns an error wrapping
 // arrowsparse.ErrNotCanonical if two entries share coordinates.
+//
+// If the tensor is already canonical (and of the index type asked for) it
+// is returned itself, retained. The returned tensor must be released by
+// the caller.
 //
 // Memory: the output buffers, plus, unless the index type is at least 8
 // bytes per entry row (ndim × index width ≥ 8) and values are 8 bytes wide,
 // up to 16 bytes per entry of scratch. For the common int64/float64 layout
 // of any rank ≥ 1 the sort runs inside the output buffers: the peak extra
 // memory is one copy of the input.
-func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor, error) {
+func (t *Tensor) Canonicalize(mem memory.Allocator, o ConvertOptions) (*Tensor, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err
+	}
+	if o.IndexType != nil && !arrow.TypeEqual(o.IndexType, t.indexType) {
+		c, err := t.Canonicalize(mem, ConvertOptions{Duplicates: o.Duplicates, Workers: o.Workers})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return c.WithIndexType(mem, o.IndexType)
 	}
 	if t.canonical {
 		t.Retain()

@@ -15,7 +15,7 @@
 // A tensor is canonical when its entries are sorted in row-major order of
 // their coordinates (the first coordinate most significant) with no two
 // entries at the same coordinates. The flag is computed when the tensor is
-// built, never taken on trust (except under the Trusted option, which says
+// built, never taken on trust (except under the WithTrusted option, which says
 // what it skips). Canonicalize sorts and sums duplicates, as scipy,
 // pydata/sparse and PyTorch do; CanonicalizeWith chooses another duplicate
 // policy by name (arrowsparse.KeepLast is what Arrow C++'s densify does).

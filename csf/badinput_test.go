@@ -45,7 +45,7 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 	for l, ix := range h.indices {
 		b := testutil.BufferOf(mem, ix)
 		bufs = append(bufs, b)
-		level := csf.Level{Indices: b, IndicesType: i32, Len: int64(len(ix))}
+		level := csf.Level{Indices: b, IndexType: i32, Len: int64(len(ix))}
 		if lens != nil {
 			level.Len = lens[l]
 		}
@@ -175,19 +175,19 @@ func TestBadInput(t *testing.T) {
 	// Trusted skips the content checks but not the end points; Validate
 	// finds what it skipped.
 	h.indptr[2] = []int32{0, 2, 1, 5, 8}
-	x, err = h.build(t, mem, nil, csf.Trusted())
+	x, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrStructure)
 	x.Release()
 	h = seed003Levels()
 	h.indices[3][0] = 9
-	x, err = h.build(t, mem, nil, csf.Trusted())
+	x, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrOutOfRange)
 	x.Release()
 	h = seed003Levels()
 	h.indptr[1] = []int32{0, 1, 3, 3}
-	_, err = h.build(t, mem, nil, csf.Trusted())
+	_, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
 	// Types, alignment, rank.
@@ -197,7 +197,7 @@ func TestBadInput(t *testing.T) {
 	defer pb.Release()
 	vb := testutil.BufferOf(mem, []float64{1, 2})
 	defer vb.Release()
-	good := []csf.Level{{Indices: ib, IndicesType: i64, Indptr: pb, IndptrType: i64, Len: 2}, {Indices: ib, IndicesType: i64, Len: 2}}
+	good := []csf.Level{{Indices: ib, IndexType: i64, Indptr: pb, IndptrType: i64, Len: 2}, {Indices: ib, IndexType: i64, Len: 2}}
 	x, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, good, vb, 2)
 	require.NoError(t, err)
 	x.Release()
@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 	_, err = csf.New(arrow.BinaryTypes.String, []int64{2, 2}, []int{0, 1}, good, vb, 2)
 	require.ErrorIs(t, err, arrow.ErrType)
 	bad := append([]csf.Level(nil), good...)
-	bad[0].IndicesType = arrow.PrimitiveTypes.Uint64
+	bad[0].IndexType = arrow.PrimitiveTypes.Uint64
 	_, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, bad, vb, 2)
 	require.ErrorIs(t, err, arrow.ErrType)
 	bad = append([]csf.Level(nil), good...)
@@ -238,9 +238,9 @@ func TestBadInput(t *testing.T) {
 		{AxisOrder: []int{0, 1, 2}},
 		{AxisOrder: []int{0, 1, 2, 2}},
 		{IndexType: arrow.PrimitiveTypes.Uint64},
-		{IndicesTypes: []arrow.DataType{i8, i8}},
-		{IndptrTypes: []arrow.DataType{i8, i8, i8, i8}},
-		{IndptrTypes: []arrow.DataType{i8, f64, i8}},
+		{LevelIndexTypes: []arrow.DataType{i8, i8}},
+		{LevelIndptrTypes: []arrow.DataType{i8, i8, i8, i8}},
+		{LevelIndptrTypes: []arrow.DataType{i8, f64, i8}},
 		{Duplicates: 42},
 	} {
 		_, err = csf.FromCOO(mem, c, o)
@@ -265,7 +265,7 @@ func TestBadInput(t *testing.T) {
 	defer wide.Release()
 	_, err = csf.FromCOO(mem, wide, csf.ConvertOptions{IndexType: i8})
 	require.ErrorIs(t, err, arrow.ErrType)
-	z, err := csf.FromCOO(mem, wide, csf.ConvertOptions{IndicesTypes: []arrow.DataType{u8, i16}, IndptrTypes: []arrow.DataType{u8}})
+	z, err := csf.FromCOO(mem, wide, csf.ConvertOptions{LevelIndexTypes: []arrow.DataType{u8, i16}, LevelIndptrTypes: []arrow.DataType{u8}})
 	require.NoError(t, err)
 	defer z.Release()
 	_, err = z.WithIndexTypes(mem, nil, i8)

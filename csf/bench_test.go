@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/benchdata"
 )
@@ -55,7 +56,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Release()
-	sorted, err := x.Canonicalize(mem)
+	sorted, err := x.Canonicalize(mem, coo.ConvertOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 			b.Run(fmt.Sprintf(name, "csf"), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := csf.MTTKRP(c, mode, f, rank, out, csf.KernelOptions{Workers: workers}); err != nil {
+					if err := csf.MTTKRP(out, c, mode, f, rank, csf.KernelOptions{Workers: workers}); err != nil {
 						b.Fatal(err)
 					}
 				}

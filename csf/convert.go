@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
@@ -20,11 +21,13 @@ import (
 // arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
 func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	return t.ToView(mem)
+	return t.ToView(mem, ConvertOptions{})
 }
 
-// ToView is ToDense returning the *views.View.
-func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
+// ToView is ToDense returning the *views.View. A CSF tensor has no
+// duplicates, so o.Duplicates does not apply. The result must be released
+// by the caller.
+func (t *Tensor) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, error) {
 	size, err := arrowsparse.NumElements(t.shape)
 	if err != nil {
 		return nil, err
@@ -69,16 +72,25 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 
 // ToCOO returns the tensor as a COO tensor with row-major coordinates, in
 // tree order. The coordinates are copied into a buffer from mem, with the
-// indices type of the levels that holds the largest values (every
-// coordinate fits it); the values buffer is shared. The result is canonical
-// when the axis order is 0, 1, …, ndim-1, the only order in which tree
-// order is row-major order. The result must be released by the caller.
-func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
+// type o.IndexType or by default the index type of the levels that holds
+// the largest values (every coordinate fits it); the values buffer is
+// shared. The result is canonical when the axis order is 0, 1, …, ndim-1,
+// the only order in which tree order is row-major order. The result must
+// be released by the caller.
+func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
 	it := t.levels[0].idxType
 	for _, lv := range t.levels[1:] {
 		if arrowsparse.IndexMax(lv.idxType) > arrowsparse.IndexMax(it) {
 			it = lv.idxType
 		}
+	}
+	if o.IndexType != nil && !arrow.TypeEqual(o.IndexType, it) {
+		c, err := t.ToCOO(mem, ConvertOptions{})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return c.WithIndexType(mem, o.IndexType)
 	}
 	nl := len(t.levels)
 	iw := int64(arrowsparse.ByteWidth(it))
@@ -113,7 +125,47 @@ func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 		identity = identity && l == k
 	}
 	return coo.New(t.valueType, it, t.shape, cb, coo.RowMajor, vb, t.nnz,
-		coo.WithDimNames(t.names...), coo.Trusted(), coo.WithCanonicalClaim(identity))
+		coo.WithDimNames(t.names...), coo.WithTrusted(), coo.WithCanonicalClaim(identity))
+}
+
+// FromArrowTensor returns the CSF tensor of the non-zero elements of an
+// arrow-go dense tensor, as FromDense does; the tensor's data is read in
+// place. The result must be released by the caller.
+func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOptions) (*Tensor, error) {
+	v, err := views.FromArrowTensor(src)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return FromDense(mem, v, o)
+}
+
+// AppendCoords appends the coordinates of the stored entries, in tree
+// order, to dst as int64s: NNZ()·NumDims() of them, entry by entry, in
+// dimension order (not level order). It is the arrowsparse.Sparse accessor
+// for code that learns the index types only at run time.
+func (t *Tensor) AppendCoords(dst []int64) []int64 {
+	nl := int64(len(t.levels))
+	start := int64(len(dst))
+	dst = slices.Grow(dst, int(t.nnz*nl))[:start+t.nnz*nl]
+	lo, hi := t.leafRange()
+	if lo == hi {
+		return dst
+	}
+	w := newWalker(t)
+	w.seek(lo)
+	buf := make([]int64, min(hi-lo, chunk)*nl)
+	for a := lo; a < hi; a += chunk {
+		b := min(a+chunk, hi)
+		w.fill(a, b, buf)
+		for j := int64(0); j < (b-a)*nl; j += nl {
+			row := dst[start+(a-lo)*nl+j:]
+			for l, k := range t.order {
+				row[k] = buf[j+int64(l)]
+			}
+		}
+	}
+	return dst
 }
 
 // defaultOrder returns Arrow C++'s default axis order for a shape: the

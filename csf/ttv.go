@@ -190,10 +190,11 @@ func (t *Tensor) ttvCheck(mode, n int, dt arrow.DataType) ([]byte, error) {
 // TTVDense is TTV with a dense result: a new row-major view of the other
 // dimensions, in a buffer from mem, for tensors of any rank (for a matrix
 // it is the matrix-vector product). It walks the tree once on one
-// goroutine, adding each product at its position in tree order. It fails
+// goroutine, adding each product at its position in tree order (o is
+// accepted for the kernels' common call shape). It fails
 // with an error wrapping arrowsparse.ErrOverflow if the dense size does not fit in
 // int64, besides TTV's errors. The result must be released by the caller.
-func TTVDense[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T) (*views.View, error) {
+func TTVDense[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o KernelOptions) (*views.View, error) {
 	vs, err := t.ttvCheck(mode, len(v), arrowsparse.DataTypeOf[T]())
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 func levels(t *testing.T, x *csf.Tensor) (indptr, indices [][]int64) {
 	t.Helper()
 	for l := range x.NumDims() {
-		indices = append(indices, readInts(t, x.IndicesBuffer(l), x.IndicesType(l), x.LevelLen(l)))
+		indices = append(indices, readInts(t, x.IndicesBuffer(l), x.IndexType(l), x.LevelLen(l)))
 		if l < x.NumDims()-1 {
 			indptr = append(indptr, readInts(t, x.IndptrBuffer(l), x.IndptrType(l), x.LevelLen(l)+1))
 		}
@@ -71,7 +71,7 @@ func TestSeed003Trie(t *testing.T) {
 		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
 		require.NoError(t, err)
 		assert.Equal(t, []int{0, 1, 2, 3}, c.AxisOrder()) // argsort of [3 3 3 4], stable
-		assert.Equal(t, arrow.PrimitiveTypes.Int32, c.IndicesType(0))
+		assert.Equal(t, arrow.PrimitiveTypes.Int32, c.IndexType(0))
 		assert.Equal(t, []string{"i", "j", "k", "l"}, c.DimNames())
 		ip, ix := levels(t, c)
 		assert.Equal(t, [][]int64{{0, 2, 3}, {0, 1, 3, 4}, {0, 2, 4, 5, 8}}, ip)
@@ -152,7 +152,7 @@ func TestSpec72(t *testing.T) {
 	require.NoError(t, views.Set[int32](d, 20, 0, 2, 0))
 	require.NoError(t, views.Set[int32](d, 30, 0, 2, 1))
 	require.NoError(t, views.Set[int32](d, 40, 1, 1, 0))
-	c, err := csf.FromDense(mem, d, csf.ConvertOptions{})
+	c, err := csf.FromDense(mem, d, csf.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int64})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, []int{0, 2, 1}, c.AxisOrder())
@@ -179,7 +179,7 @@ func TestSpec72(t *testing.T) {
 	require.NoError(t, err)
 	defer back.Release()
 	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30, 0, 0, 40, 0, 0, 0}, testutil.ViewValues[int32](t, back.(*views.View)))
-	x, err := c.ToCOO(mem)
+	x, err := c.ToCOO(mem, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer x.Release()
 	assert.False(t, x.IsCanonical())

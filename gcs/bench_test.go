@@ -31,7 +31,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 			for b.Loop() {
-				m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
+				m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -45,7 +45,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
 	x := benchdata.LoadCOO(b, "a_powerlaw2d")
 	defer x.Release()
-	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndicesType: it})
+	m, err := gcs.MatrixFromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndexType: it})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func BenchmarkSpMV(b *testing.B) {
 				y := make([]float64, m.Rows())
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := gcs.MulVec(y, m, false, x, workers); err != nil {
+					if err := gcs.MulVec(y, m, x, gcs.KernelOptions{Workers: workers}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -108,7 +108,7 @@ func BenchmarkGCSFromCOO(b *testing.B) {
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				for b.Loop() {
-					g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})
+					g, err := fromCOOMapped(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -15,6 +15,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/strided"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -94,6 +95,15 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage arrowsparse.Te
 			return nil, core.Errorf(arrowsparse.ErrStructure, "gcs: partitioning %v is not a non-decreasing sequence in [0, %d]", partitioning, n)
 		}
 		prev = p
+	}
+	if dn, ok := storage.(arrowsparse.Dense); ok {
+		// Any Dense is read through a checked view.
+		v, err := views.Of(dn)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Release()
+		storage = v
 	}
 	kind, err := storeKindOf(storage)
 	if err != nil {
@@ -557,7 +567,7 @@ func (d *DM) each(f func(idx []int64, p int64) bool) bool {
 // storage the DM is a strided view.
 func (d *DM) eachDense(f func([]int64, int64) bool) bool {
 	off, strides := d.denseLayout()
-	return odometer(d.shape, strides, off, f)
+	return strided.Walk(d.shape, strides, off, f)
 }
 
 // denseLayout returns the element offset and strides of the strided view
@@ -576,36 +586,6 @@ func (d *DM) denseLayout() (int64, []int64) {
 		}
 	}
 	return off, strides
-}
-
-// odometer calls f(idx, base + Σ idx[a]·strides[a]) for every index of
-// shape in row-major order.
-func odometer(shape, strides []int64, base int64, f func([]int64, int64) bool) bool {
-	for _, n := range shape {
-		if n == 0 {
-			return true
-		}
-	}
-	idx := make([]int64, len(shape))
-	p := base
-	for {
-		if !f(idx, p) {
-			return false
-		}
-		a := len(shape) - 1
-		for ; a >= 0; a-- {
-			idx[a]++
-			p += strides[a]
-			if idx[a] < shape[a] {
-				break
-			}
-			p -= idx[a] * strides[a]
-			idx[a] = 0
-		}
-		if a < 0 {
-			return true
-		}
-	}
 }
 
 // eachCOO scans the COO entries, restricted by binary search to the range
@@ -685,7 +665,7 @@ func (d *DM) eachMatrix(f func([]int64, int64) bool) bool {
 			strides = append(strides, fc.stride*fc.step)
 		}
 	}
-	return odometer(shape, strides, base, func(sub []int64, lane int64) bool {
+	return strided.Walk(shape, strides, base, func(sub []int64, lane int64) bool {
 		for i, a := range axes {
 			idx[a] = sub[i]
 		}
@@ -727,7 +707,7 @@ func (d *DM) leafValues() []byte {
 	case arrowsparse.Dense:
 		b = s.Buffer().Bytes()
 	}
-	return wholeElems(b, arrowsparse.ByteWidth(d.DataType()))
+	return b // whole elements: constructors keep exactly those
 }
 
 // find appends to dst the positions in the innermost value buffer of the
@@ -911,13 +891,18 @@ func (d *DM) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 }
 
 // ToCOO materialises the DM's elements as a COO tensor with row-major
-// coordinates of type o.IndicesType (int64 by default) in new buffers from
-// mem, in the order All yields them; zeros of dense storage are left out.
-// The result must be released by the caller.
+// coordinates of type o.IndexType (by default the narrowest signed type
+// that holds every coordinate of the shape) in new buffers from mem, in the
+// order All yields them; zeros of dense storage are left out. The result
+// must be released by the caller.
 func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
-	it := o.IndicesType
+	it := o.IndexType
 	if it == nil {
-		it = arrow.PrimitiveTypes.Int64
+		var big int64
+		for _, n := range d.shape {
+			big = max(big, n-1)
+		}
+		it = arrowsparse.SmallestIndexType(big)
 	}
 	if err := core.CheckIndexType(it); err != nil {
 		return nil, err
@@ -933,7 +918,7 @@ func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) 
 			return nil, err
 		}
 		defer dn.Release()
-		return coo.FromDense(mem, dn, it)
+		return coo.FromDense(mem, dn, coo.ConvertOptions{IndexType: it})
 	}
 	vt := d.DataType()
 	n := d.NNZ()
@@ -969,16 +954,16 @@ func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) 
 	return coo.New(vt, it, d.shape, cb, coo.RowMajor, vb, n, opts...)
 }
 
-// ToGCS materialises the DM's elements as a GCS tensor with the given
-// mapping, in new buffers from mem (through ToCOO and TensorFromCOO). The
-// result must be released by the caller.
-func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
-	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
+// ToGCS materialises the DM's elements as a GCS tensor with the mapping
+// o.Mapping (see ConvertOptions), in new buffers from mem, through ToCOO
+// and FromCOO. The result must be released by the caller.
+func (d *DM) ToGCS(mem memory.Allocator, o ConvertOptions) (*Tensor, error) {
+	c, err := d.ToCOO(mem, ConvertOptions{Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
 	defer c.Release()
-	return TensorFromCOO(mem, c, dims, partitioning, o)
+	return FromCOO(mem, c, o)
 }
 
 // ToMatrix materialises a 2-d DM as a canonical CSR (axis Rows) or CSC
@@ -988,10 +973,10 @@ func (d *DM) ToMatrix(mem memory.Allocator, axis Axis, o ConvertOptions) (*Matri
 	if len(d.shape) != 2 {
 		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: a %d-d DM is not a matrix", len(d.shape))
 	}
-	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
+	c, err := d.ToCOO(mem, ConvertOptions{Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
 	defer c.Release()
-	return FromCOO(mem, c, axis, o)
+	return MatrixFromCOO(mem, c, axis, o)
 }

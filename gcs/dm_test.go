@@ -64,7 +64,7 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	t.Helper()
 	x, _ := testutil.RandomCOO(t, mem, r, shape, 3+r.IntN(30), coo.RowMajor, i64, f64, 0)
 	defer x.Release()
-	cx, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.KeepFirst})
+	cx, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: arrowsparse.KeepFirst})
 	require.NoError(t, err)
 	defer cx.Release()
 	d, err := cx.ToDense(mem)
@@ -90,28 +90,28 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	sx, err := coo.FromSlices(mem, ss, sc, coo.RowMajor, sv)
 	require.NoError(t, err)
 	c.stores["coo"] = sx
-	can, err := sx.Canonicalize(mem)
+	can, err := sx.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	c.stores["coo-canonical"] = can
 	dense, err := sx.ToDense(mem)
 	require.NoError(t, err)
 	c.stores["dense"] = dense
 	if len(ss) == 2 {
-		csr, err := gcs.FromCOO(mem, sx, gcs.Rows, gcs.ConvertOptions{IndicesType: i32})
+		csr, err := gcs.MatrixFromCOO(mem, sx, gcs.Rows, gcs.ConvertOptions{IndexType: i32})
 		require.NoError(t, err)
 		c.stores["csr"] = csr
-		csc, err := gcs.FromCOO(mem, sx, gcs.Cols, gcs.ConvertOptions{})
+		csc, err := gcs.MatrixFromCOO(mem, sx, gcs.Cols, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["csc"] = csc
 		// A CSR with unsorted rows.
 		c.stores["csr-unsorted"] = unsortRows(t, mem, csr, r)
 	}
 	if len(ss) >= 2 {
-		g, err := gcs.TensorFromCOO(mem, sx, r.Perm(len(ss)), 1, gcs.ConvertOptions{})
+		g, err := fromCOOMapped(mem, sx, r.Perm(len(ss)), 1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["gcs"] = g
 		// A DM over a CSR: hierarchical storage.
-		inner, err := gcs.TensorFromCOO(mem, sx, identity(len(ss)), len(ss)-1, gcs.ConvertOptions{})
+		inner, err := fromCOOMapped(mem, sx, identity(len(ss)), len(ss)-1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		h := inner.DM()
 		inner.Release()
@@ -270,7 +270,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	c.Release()
 	rev := identity(len(shape))
 	slices.Reverse(rev)
-	g, err := d.ToGCS(mem, rev, len(shape)/2, gcs.ConvertOptions{})
+	g, err := toGCSMapped(mem, d, rev, len(shape)/2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	gd, err := g.ToDense(mem)
 	require.NoError(t, err)
@@ -399,7 +399,7 @@ func TestDMOverCSR(t *testing.T) {
 	mem := testutil.Checked(t)
 	x := seed4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer m.Release()
 	d, err := gcs.NewDM([]int64{4, 5}, []int{0, 1}, []int{1}, m)

@@ -23,7 +23,7 @@
 // A matrix is sorted when the indices increase within every lane
 // (duplicates adjacent), and canonical when they strictly increase. Both
 // flags are computed when the matrix is built, never taken on trust (except
-// under Trusted, which says what it skips). FromCOO, FromDense and
+// under WithTrusted, which says what it skips). FromCOO, FromDense and
 // TensorFromCOO produce canonical matrices, combining duplicates under
 // ConvertOptions.Duplicates (summed by default, as scipy, pydata/sparse and
 // PyTorch do); the physical transposes ToCSC and ToCSR produce sorted

@@ -17,7 +17,7 @@ func ExampleNewCSR() {
 	indptr := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{0, 2, 4, 7, 9}))
 	indices := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{2, 4, 0, 3, 0, 2, 3, 3, 4}))
 	values := memory.NewBufferBytes(arrow.Float64Traits.CastToBytes([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}))
-	m, err := gcs.NewCSR([]int64{4, 5}, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32, indptr, indices, values, 9)
+	m, err := gcs.NewCSR(arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32, []int64{4, 5}, indptr, indices, values, 9)
 	if err != nil {
 		panic(err)
 	}
@@ -27,7 +27,7 @@ func ExampleNewCSR() {
 	fmt.Println("row 2:", cols, vals)
 	fmt.Println("A[3,4] =", gcs.At[float64](m, 3, 4))
 	y := make([]float64, 4)
-	_ = gcs.MulVec(y, m, false, []float64{1, 1, 1, 1, 1}, 1)
+	_ = gcs.MulVec(y, m, []float64{1, 1, 1, 1, 1}, gcs.KernelOptions{Workers: 1})
 	fmt.Println("A·1 =", y)
 	d, _ := m.ToDense(mem)
 	defer d.Release()
@@ -45,14 +45,14 @@ func ExampleNewCSR() {
 
 // Converting an unsorted COO with a duplicate at (2, 0) to canonical CSR
 // and CSC: the duplicate is summed, the indices sorted.
-func ExampleFromCOO() {
+func ExampleMatrixFromCOO() {
 	mem := memory.NewGoAllocator()
 	x, _ := coo.FromSlices(mem, []int64{3, 3},
 		[]int64{2, 0, 0, 1, 2, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3, 4})
 	defer x.Release()
-	csr, _ := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	csr, _ := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	defer csr.Release()
-	csc, _ := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
+	csc, _ := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	defer csc.Release()
 	for _, m := range []*gcs.Matrix{csr, csc} {
 		ptr, _ := gcs.Indptr[int64](m)
@@ -65,15 +65,28 @@ func ExampleFromCOO() {
 	// CSC [0 1 2 3] [2 0 1] [4 2 4]
 }
 
-// Seed 000's third example: the (2, 3, 4) array with dims (2, 1, 0) and
-// partitioning (1,) is a 4×6 CSR.
-func ExampleTensorFromCOO() {
+// The third example of Peterson's "Gentle introduction to GCS": the
+// (2, 3, 4) array with dims (2, 1, 0) and partitioning 1 is a 4×6 CSR.
+func ExampleFromCOO() {
 	mem := memory.NewGoAllocator()
-	x, _ := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
+	x, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
 		0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 2, 1, 1, 0, 0, 1, 0, 3, 1, 2, 0, 1, 2, 2, 1, 2, 3,
 	}, coo.RowMajor, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer x.Release()
-	g, _ := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
+	mp, err := gcs.NewMapping(x.Shape(), []int{2, 1, 0}, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{Mapping: mp})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer g.Release()
 	s := g.Storage()
 	ptr, _ := gcs.Indptr[int32](s)

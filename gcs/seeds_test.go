@@ -51,7 +51,7 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	x := seed4x5(t, mem)
 	defer x.Release()
 
-	csr, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	csr, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csr.Release()
 	ptr, idx, vs := buffers(t, csr)
@@ -61,7 +61,7 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	assert.True(t, csr.IsCanonical())
 	assert.Equal(t, "CSR", csr.Format().String())
 
-	csc, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
+	csc, err := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csc.Release()
 	ptr, idx, vs = buffers(t, csc)
@@ -132,7 +132,7 @@ func TestSeed000GCSExamples(t *testing.T) {
 			mem := testutil.Checked(t)
 			x := seed3d(t, mem)
 			defer x.Release()
-			g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{})
+			g, err := fromCOOMapped(mem, x, c.dims, c.p, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			r, cl := g.Mapping().ReducedShape()
@@ -314,7 +314,7 @@ func TestSeed000TwelveReductions(t *testing.T) {
 			for _, row := range r.cells {
 				require.Equal(t, int(cols), len(row))
 			}
-			g, err := gcs.TensorFromCOO(mem, x, dims, len(r.rowDims), gcs.ConvertOptions{})
+			g, err := fromCOOMapped(mem, x, dims, len(r.rowDims), gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			red, err := g.Storage().ToDense(mem)

@@ -53,7 +53,9 @@ func TestGCSRoundTrip(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
+	mp, err := gcs.NewMapping(x.Shape(), []int{2, 1, 0}, 1)
+	require.NoError(t, err)
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{Mapping: mp})
 	require.NoError(t, err)
 	defer g.Release()
 
@@ -284,8 +286,8 @@ func TestCSFMixedLevelTypes(t *testing.T) {
 	defer x.Release()
 	i8, i16, i32 := arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{
-		IndicesTypes: []arrow.DataType{i8, i16, i8},
-		IndptrTypes:  []arrow.DataType{i32, i8},
+		LevelIndexTypes:  []arrow.DataType{i8, i16, i8},
+		LevelIndptrTypes: []arrow.DataType{i32, i8},
 	})
 	require.NoError(t, err)
 	defer c.Release()
@@ -297,7 +299,7 @@ func TestCSFMixedLevelTypes(t *testing.T) {
 	defer m.Release()
 	back := m.Tensor.(*csf.Tensor)
 	for l := range 3 {
-		assert.Equal(t, i16, back.IndicesType(l))
+		assert.Equal(t, i16, back.IndexType(l))
 		if l < 2 {
 			assert.Equal(t, i32, back.IndptrType(l))
 		}
@@ -311,7 +313,7 @@ func TestGCSNamesMustBeUTF8(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 	bad, err := g.WithDimNames("i", "j\xff", "k")

@@ -300,7 +300,7 @@ func decodeCOO(st *wire.SparseTensor, idx *wire.COOIndex, body *memory.Buffer, o
 	defer values.Release()
 	opts := []coo.Option{coo.WithDimNames(names...), coo.WithCanonicalClaim(idx.IsCanonical)}
 	if cfg.trusted {
-		opts = append(opts, coo.Trusted())
+		opts = append(opts, coo.WithTrusted())
 	}
 	t, err := coo.New(st.Type, idx.IndicesType, shape, coords, layout, values, n, opts...)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/par"
+	"github.com/arrowsparse/arrowsparse/internal/strided"
 )
 
 // CopyOptions tune Copy and CopyTo. The zero value uses every core.
@@ -247,7 +248,7 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	case strides[nd-1] == 1:
 		n := shape[nd-1]
 		o := int64(0)
-		forOuter(shape[:nd-1], strides[:nd-1], off, func(p int64) {
+		strided.Each(shape[:nd-1], strides[:nd-1], off, func(p int64) {
 			copy(dst[o:o+n], src[p:p+n])
 			o += n
 		})
@@ -263,7 +264,7 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	}
 	n, s := shape[nd-1], strides[nd-1]
 	o := int64(0)
-	forOuter(shape[:nd-1], strides[:nd-1], off, func(p int64) {
+	strided.Each(shape[:nd-1], strides[:nd-1], off, func(p int64) {
 		row := dst[o : o+n]
 		for j := range row {
 			row[j] = src[p]
@@ -271,40 +272,6 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 		}
 		o += n
 	})
-}
-
-// forOuter calls f with the address of each index of the given axes, in
-// row-major order, starting from off. With no axes it calls f(off) once.
-func forOuter(shape, strides []int64, off int64, f func(p int64)) {
-	nd := len(shape)
-	if nd == 0 {
-		f(off)
-		return
-	}
-	var idxA [inlineDims]int64
-	var idx []int64
-	if nd > inlineDims {
-		idx = make([]int64, nd)
-	} else {
-		idx = idxA[:nd]
-	}
-	p := off
-	for {
-		f(p)
-		k := nd - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			p += strides[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			p -= idx[k] * strides[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
 }
 
 // gatherTransposed copies a strided layout whose axis j (not the last) has
@@ -340,44 +307,9 @@ func gatherTransposed[E uint8 | uint16 | uint32 | uint64](dst, src []E, shape, s
 			od = append(od, ds[k])
 		}
 	}
-	forOuter2(osh, ost, od, off, 0, func(ps, pd int64) {
+	strided.Walk2(osh, ost, od, off, 0, func(ps, pd int64) {
 		transposeBlocked(dst, src, pd, dLd, ps, sLd, rows, cols)
 	})
-}
-
-// forOuter2 is forOuter over two layouts of the same shape at once.
-func forOuter2(shape, s1, s2 []int64, off1, off2 int64, f func(p1, p2 int64)) {
-	nd := len(shape)
-	if nd == 0 {
-		f(off1, off2)
-		return
-	}
-	var idxA [inlineDims]int64
-	var idx []int64
-	if nd > inlineDims {
-		idx = make([]int64, nd)
-	} else {
-		idx = idxA[:nd]
-	}
-	p1, p2 := off1, off2
-	for {
-		f(p1, p2)
-		k := nd - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			p1 += s1[k]
-			p2 += s2[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			p1 -= idx[k] * s1[k]
-			p2 -= idx[k] * s2[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
 }
 
 // transposeBlocked sets dst[pd + r·dLd + c] = src[ps + r + c·sLd] for

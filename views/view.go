@@ -193,8 +193,8 @@ func (v *viewBase) init(dt arrow.DataType, buf *memory.Buffer, offset, size int6
 	v.refCount.Store(1)
 	v.dtype = dt
 	v.width = int64(arrowsparse.ByteWidth(dt))
-	buf.Retain()
-	v.buf = buf
+	// Whole elements only: a trailing partial element is never seen.
+	v.buf = core.ExactBuffer(buf, int64(buf.Len())/v.width*v.width)
 	v.offset = offset
 	v.size = size
 }
@@ -466,4 +466,25 @@ func (v *viewBase) Offset(idx ...int64) int64 {
 		off += i * v.strides[k]
 	}
 	return off
+}
+
+// Of returns a view of any arrowsparse.Dense: the view itself, retained, for
+// a *View, and otherwise a view checked as New checks one, so that code
+// taking a Dense from elsewhere can rely on its layout. The dim names are
+// kept. The returned view must be released by the caller.
+func Of(d arrowsparse.Dense) (*View, error) {
+	if v, ok := d.(*View); ok {
+		v.Retain()
+		return v, nil
+	}
+	v, err := New(d.DataType(), d.Buffer(), d.ElemOffset(), d.Shape(), d.ElemStrides())
+	if err != nil {
+		return nil, err
+	}
+	names := d.DimNames()
+	if names == nil {
+		return v, nil
+	}
+	defer v.Release()
+	return v.WithDimNames(names...)
 }

@@ -18,11 +18,11 @@ import (
 func compressedIndexType(t arrowsparse.Tensor) arrow.DataType {
 	switch x := t.(type) {
 	case *csf.Tensor:
-		return x.IndicesType(0)
+		return x.IndexType(0)
 	case *gcs.Matrix:
-		return x.IndicesType()
+		return x.IndexType()
 	case *gcs.Tensor:
-		return x.Storage().IndicesType()
+		return x.Storage().IndexType()
 	}
 	return nil
 }
@@ -48,11 +48,11 @@ func compressedToCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataTy
 	var err error
 	switch x := t.(type) {
 	case *csf.Tensor:
-		c, err = x.ToCOO(mem)
+		c, err = x.ToCOO(mem, csf.ConvertOptions{})
 	case *gcs.Matrix:
-		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndexType: it})
 	case *gcs.Tensor:
-		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndexType: it})
 	default:
 		return nil, fmt.Errorf("cannot convert a %s tensor", t.Format())
 	}
@@ -60,7 +60,7 @@ func compressedToCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataTy
 		return nil, err
 	}
 	defer c.Release()
-	return c.Canonicalize(mem)
+	return c.Canonicalize(mem, coo.ConvertOptions{})
 }
 
 // fit returns dt if it holds every value in 0..need, else the narrowest
@@ -133,7 +133,7 @@ func convertCompressed(mem memory.Allocator, t arrowsparse.Tensor, to string, o 
 		if err := checkIndptrSize(lanes, pt); err != nil {
 			return nil, err
 		}
-		return gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it, IndptrType: pt})
+		return gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{IndexType: it, IndptrType: pt})
 	case "gcs":
 		return toGCS(mem, t, x, o)
 	}
@@ -161,14 +161,7 @@ func toCSF(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *conve
 		maxDim = max(maxDim, d)
 	}
 	it, pt := indexTypes(src, o, max(x.NNZ(), maxDim-1), x.NNZ()+1)
-	opts := csf.ConvertOptions{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nd), IndptrTypes: make([]arrow.DataType, nd-1)}
-	for l := range nd {
-		opts.IndicesTypes[l] = it
-		if l < nd-1 {
-			opts.IndptrTypes[l] = pt
-		}
-	}
-	return csf.FromCOO(mem, x, opts)
+	return csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: order, IndexType: it, IndptrType: pt})
 }
 
 // toGCS stores x as a GCS tensor. The mapping is --dimensions and
@@ -215,8 +208,8 @@ func toGCS(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *conve
 	if err := checkIndptrSize(max(rows, cols), pt); err != nil {
 		return nil, err
 	}
-	opts := gcs.ConvertOptions{IndicesType: it, IndptrType: pt}
-	g, err := gcs.TensorFromCOO(mem, x, dims, p, opts)
+	opts := gcs.ConvertOptions{IndexType: it, IndptrType: pt, Mapping: mp}
+	g, err := gcs.FromCOO(mem, x, opts)
 	if err != nil || axis == gcs.Rows {
 		return g, err
 	}

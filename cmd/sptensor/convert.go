@@ -247,10 +247,10 @@ func toCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (arrow
 	case *coo.Tensor:
 		return retypeCOO(mem, x, it)
 	case *views.View:
-		return coo.FromDense(mem, x, it)
+		return coo.FromDense(mem, x, coo.ConvertOptions{IndexType: it})
 	}
 	if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
-		return coo.FromDense(mem, d, it)
+		return coo.FromDense(mem, d, coo.ConvertOptions{IndexType: it})
 	}
 	c, err := compressedToCOO(mem, t, it)
 	if err != nil {

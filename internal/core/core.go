@@ -266,3 +266,31 @@ func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
 	clear(b.Bytes())
 	return b
 }
+
+// ExactBuffer returns buf cut to exactly n bytes, as constructors store the
+// buffers they adopt: the rule that trailing bytes are allowed on input
+// (IPC pads buffers) but never seen by later code. The result is buf
+// itself, retained, when it has exactly n bytes; a slice of it that retains
+// it when it is longer; and an empty buffer without memory when n is 0.
+// buf must hold at least n bytes (CheckBuffer). The caller releases the
+// result.
+func ExactBuffer(buf *memory.Buffer, n int64) *memory.Buffer {
+	if n == 0 {
+		return memory.NewBufferBytes(nil)
+	}
+	if int64(buf.Len()) == n {
+		buf.Retain()
+		return buf
+	}
+	return memory.SliceBuffer(buf, 0, int(n))
+}
+
+// AdoptExact replaces *buf, a reference the caller owns, with
+// ExactBuffer(*buf, n), releasing the original reference.
+func AdoptExact(buf **memory.Buffer, n int64) {
+	e := ExactBuffer(*buf, n)
+	if *buf != nil {
+		(*buf).Release()
+	}
+	*buf = e
+}

@@ -27,7 +27,7 @@ func fromCompressed(c *Content, t arrowsparse.Tensor, m *ipc.Message) error {
 func summarizeCompressed(s *Summary, t arrowsparse.Tensor, m *ipc.Message) {
 	switch x := t.(type) {
 	case *csf.Tensor:
-		s.str("index_type", TypeName(x.IndicesType(0)))
+		s.str("index_type", TypeName(x.IndexType(0)))
 		s.str("indptr_type", TypeName(x.IndptrType(0)))
 		s.intsInt("axis_order", x.AxisOrder())
 		levels := make([]int64, x.NumDims())
@@ -50,11 +50,11 @@ func summarizeCompressed(s *Summary, t arrowsparse.Tensor, m *ipc.Message) {
 }
 
 func summarizeMatrix(s *Summary, m *gcs.Matrix) {
-	s.str("index_type", TypeName(m.IndicesType()))
+	s.str("index_type", TypeName(m.IndexType()))
 	s.str("indptr_type", TypeName(m.IndptrType()))
 	s.flag("sorted", m.IsSorted())
 	s.flag("canonical", m.IsCanonical())
-	s.num("index_bytes", (m.Lanes()+1)*int64(arrowsparse.ByteWidth(m.IndptrType()))+m.NNZ()*int64(arrowsparse.ByteWidth(m.IndicesType())))
+	s.num("index_bytes", (m.Lanes()+1)*int64(arrowsparse.ByteWidth(m.IndptrType()))+m.NNZ()*int64(arrowsparse.ByteWidth(m.IndexType())))
 }
 
 func matrixIndices(m *gcs.Matrix) ([]int64, error) {
@@ -66,7 +66,7 @@ func matrixIndices(m *gcs.Matrix) ([]int64, error) {
 		u8:  func() ([]uint8, error) { return gcs.Indices[uint8](m) },
 		u16: func() ([]uint16, error) { return gcs.Indices[uint16](m) },
 		u32: func() ([]uint32, error) { return gcs.Indices[uint32](m) },
-	}.load(m.IndicesType())
+	}.load(m.IndexType())
 }
 
 func matrixIndptr(m *gcs.Matrix) ([]int64, error) {
@@ -136,7 +136,7 @@ func matrixEntries(m *gcs.Matrix) (*Entries, error) {
 
 func fromMatrix(c *Content, m *gcs.Matrix) error {
 	c.Format = m.Format().String()
-	c.IndexType = m.IndicesType()
+	c.IndexType = m.IndexType()
 	c.IndptrType = m.IndptrType()
 	e, err := matrixEntries(m)
 	if err != nil {
@@ -151,7 +151,7 @@ func fromMatrix(c *Content, m *gcs.Matrix) error {
 func fromGCS(c *Content, t *gcs.Tensor) error {
 	st := t.Storage()
 	c.Format = "GCS"
-	c.IndexType = st.IndicesType()
+	c.IndexType = st.IndexType()
 	c.IndptrType = st.IndptrType()
 	c.Dimensions = t.Dims()
 	c.Partitioning = []int{t.Partitioning()}
@@ -180,7 +180,7 @@ func csfIndices(t *csf.Tensor, l int) ([]int64, error) {
 		u8:  func() ([]uint8, error) { return csf.Indices[uint8](t, l) },
 		u16: func() ([]uint16, error) { return csf.Indices[uint16](t, l) },
 		u32: func() ([]uint32, error) { return csf.Indices[uint32](t, l) },
-	}.load(t.IndicesType(l))
+	}.load(t.IndexType(l))
 }
 
 func csfIndptr(t *csf.Tensor, l int) ([]int64, error) {
@@ -216,7 +216,7 @@ func csfValues(t *csf.Tensor) ([]uint64, error) {
 func fromCSF(c *Content, t *csf.Tensor) error {
 	c.Format = "CSF"
 	nd := t.NumDims()
-	c.IndexType = t.IndicesType(0)
+	c.IndexType = t.IndexType(0)
 	c.IndptrType = t.IndptrType(0)
 	c.AxisOrder = t.AxisOrder()
 	indices := make([][]int64, nd)
