@@ -52,7 +52,7 @@ type Tensor struct {
 	claimedNot bool
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // New returns a tensor over existing Arrow buffers, without copying them.
 //
@@ -231,6 +231,12 @@ func (t *Tensor) CoordsBuffer() *memory.Buffer { return t.coords }
 
 // ValuesBuffer returns the value buffer, sharing memory like CoordsBuffer.
 func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.values }
+
+// ValueBytes returns the bytes of the NNZ values, in storage order, as the
+// little-endian bytes of DataType(). It aliases the tensor's memory: the
+// tensor must outlive it. It is the arrowsparse.Sparse accessor for code
+// that learns the value type only at run time.
+func (t *Tensor) ValueBytes() []byte { return t.values.Bytes() }
 
 // Coords returns the coordinate matrix as a []I of length nnz·ndim that
 // aliases the buffer (see Layout for the order). It returns an error

@@ -43,7 +43,7 @@ type level struct {
 	off, n           int64
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // Level describes the buffers of one level of a CSF index, as New takes
 // them: Arrow C++'s SparseCSFIndex, or an IPC message, gives one per
@@ -210,6 +210,12 @@ func (t *Tensor) AxisOrder() []int { return append([]int(nil), t.order...) }
 // LevelLen returns the number of nodes on level l (NNZ on the last level).
 // It panics if l is not a level.
 func (t *Tensor) LevelLen(l int) int64 { return t.lv(l).n }
+
+// IsCanonical reports whether the entries are known to be sorted in tree
+// order without duplicates: true for every tensor whose indices were
+// checked (all but those built with WithTrusted), since a checked CSF
+// tensor has strictly increasing indices within every node.
+func (t *Tensor) IsCanonical() bool { return !t.unchecked }
 
 // IndexType returns the type of level l's indices. It panics if l is not
 // a level.

@@ -64,7 +64,7 @@ type Matrix struct {
 	bounded     bool           // every index checked (or built) inside the shape
 }
 
-var _ arrowsparse.Tensor = (*Matrix)(nil)
+var _ arrowsparse.Sparse = (*Matrix)(nil)
 
 // New returns a matrix over existing Arrow buffers, without copying them.
 // axis says which axis is compressed (Rows: CSR, Cols: CSC); shape is
@@ -345,6 +345,12 @@ func (m *Matrix) IndicesBuffer() *memory.Buffer { return m.indices }
 // ValuesBuffer returns the value buffer, sharing memory like IndptrBuffer.
 // It may be nil when nnz is 0.
 func (m *Matrix) ValuesBuffer() *memory.Buffer { return m.values }
+
+// ValueBytes returns the bytes of the NNZ values, in storage order, as the
+// little-endian bytes of DataType(). It aliases the matrix's memory: the
+// matrix must outlive it. It is the arrowsparse.Sparse accessor for code
+// that learns the value type only at run time.
+func (m *Matrix) ValueBytes() []byte { return m.values.Bytes() }
 
 // Indptr returns the Lanes()+1 index pointers as a []P aliasing the buffer.
 // It returns an error wrapping arrowsparse.ErrUnsupportedType if P is not the

@@ -32,7 +32,7 @@ type Tensor struct {
 	names    []string
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // NewTensor returns the GCS tensor of the given shape, axis permutation
 // dims and partitioning over storage, a CSR or CSC matrix of the reduced
@@ -499,6 +499,11 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 // values of DataType(), in storage order. It shares memory with the
 // tensor: the tensor must outlive it, or the buffer must be retained.
 func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.m.values }
+
+// ValueBytes returns the bytes of the NNZ values, in storage order (the
+// order of AppendCoords), as the little-endian bytes of DataType(). It
+// aliases the tensor's memory: the tensor must outlive it.
+func (t *Tensor) ValueBytes() []byte { return t.m.values.Bytes() }
 
 // AppendCoords appends the N-d coordinates of the stored entries, in
 // storage order, to dst as int64s: NNZ()·NumDims() of them, entry by entry.
