@@ -39,7 +39,8 @@ def stored_coordinates(m: Message) -> tuple[np.ndarray, np.ndarray]:
     t = m.tensor
     if m.format == "COO":
         data, coords = t.to_numpy()
-        return np.asarray(coords, dtype=np.int64).reshape(-1, len(m.shape)), data.reshape(-1)
+        values = data.reshape(-1)
+        return np.asarray(coords, dtype=np.int64).reshape(len(values), len(m.shape)), values
     if m.format in ("CSR", "CSC"):
         data, indptr, indices = t.to_numpy()
         lanes = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
