@@ -82,7 +82,7 @@ def index_type_from_arg(t: object, what: str) -> str:
     import pyarrow as pa
 
     if isinstance(t, pa.DataType):
-        t = t.to_pandas_dtype()
+        t = str(t)  # "int8" … "uint64"; other types fail below
     try:
         dt = np.dtype(t)  # type: ignore[call-overload]
     except TypeError as err:
