@@ -61,3 +61,14 @@ def peer_read_json(path: Path) -> dict[str, Any]:
     except ValueError:
         raise AssertionError(f"arrowpeer printed no JSON (status {proc.returncode}): "
                              f"{proc.stdout[:200]!r} {proc.stderr[:200]!r}") from None
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Reports how many generated cases the property and fuzz tests ran."""
+    import sys
+
+    for name in ("test_property", "test_fuzz"):
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "STATS", None):
+            stats = ", ".join(f"{k} {v}" for k, v in mod.STATS.items())
+            terminalreporter.write_line(f"{name}: {stats}")
