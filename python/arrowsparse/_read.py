@@ -33,7 +33,11 @@ class Message:
     have int64 indices and row-major coordinates, compute their own
     canonical flag and do not expose a CSF axis order). ``write_message``
     accepts a Message and writes it back with that layout, so a message
-    Arrow C++ wrote round-trips byte for byte.
+    Arrow C++ wrote round-trips byte for byte. A Message can also be built
+    by hand to write a layout of one's choice: ``write_message`` uses
+    ``tensor``, ``format``, ``index_type``, ``indptr_type``,
+    ``is_canonical``, ``coords_order``, ``axis_order`` and
+    ``custom_metadata``; the other fields describe what was read.
 
     Attributes
     ----------
@@ -118,6 +122,9 @@ def _source_bytes(source: Source) -> np.ndarray:
         return np.frombuffer(mm, dtype=np.uint8)
     if isinstance(source, pa.Buffer):
         return np.frombuffer(source, dtype=np.uint8)
+    if isinstance(source, pa.NativeFile):
+        # A pyarrow file: zero-copy for memory maps and buffer readers.
+        return np.frombuffer(source.read_buffer(), dtype=np.uint8)
     if hasattr(source, "read") and not isinstance(source, (bytes, bytearray, memoryview)):
         data = source.read()
         if not isinstance(data, (bytes, bytearray)):
@@ -188,9 +195,11 @@ def read_message(source: Source, *, with_metadata: bool = False,
 
     Parameters
     ----------
-    source : bytes, bytearray, memoryview, pyarrow.Buffer, str, os.PathLike or binary file
-        The message. A path is memory-mapped; a buffer is used in place;
-        a file object is read to its end. The input must hold exactly one
+    source : bytes, bytearray, memoryview, pyarrow.Buffer, pyarrow.NativeFile, str, os.PathLike or binary file
+        The message. A path is memory-mapped; a buffer (anything with the
+        buffer protocol) is used in place; a pyarrow file is read with
+        ``read_buffer`` (in place for ``pa.memory_map`` and
+        ``pa.BufferReader``); another file object is read to its end. The input must hold exactly one
         message: trailing bytes are an error.
     with_metadata : bool, default False
         Return a :class:`Message` (the tensor plus its wire layout and the

@@ -263,29 +263,36 @@ def test_pydata_input() -> None:
 
 
 def test_csf_axis_order_is_recovered() -> None:
+    """pyarrow does not expose a CSF tensor's axis order; the writer finds it."""
     dense = np.zeros((3, 2, 4), dtype=np.int32)
-    dense[0, 1, 2] = 5
-    dense[2, 0, 3] = 7
-    dense[2, 1, 0] = 9
+    dense[0, 1, 2], dense[2, 0, 3], dense[2, 1, 0] = 5, 7, 9
     t = pa.SparseCSFTensor.from_dense_numpy(dense)  # Arrow C++ picks ArgSort(shape): (1, 0, 2)
     m = asp.read_message(asp.message_bytes(t), with_metadata=True)
-    assert m.axis_order == (1, 0, 2)
-    assert m.tensor.equals(t)
-    data, indptr, indices = t.to_numpy()
-    for order in ([2, 1, 0], [0, 1, 2]):
-        u = pa.SparseCSFTensor.from_tensor(pa.Tensor.from_numpy(dense))  # any CSF of the data
-        _ = u
-        d = dense.transpose(order)
-        coords = np.argwhere(d)
-        # Build the tree of the permuted tensor, then label its axes.
-        v = pa.SparseCSFTensor.from_dense_numpy(d)
+    assert m.axis_order == (1, 0, 2) and m.tensor.equals(t)
+    for order in ([2, 1, 0], [0, 2, 1]):
+        # The tree of dense.transpose(order), in its identity order, is the
+        # tree of dense in axis order `order`.
+        d = np.ascontiguousarray(dense.transpose(order))
+        v = pa.SparseCSFTensor.from_numpy(*_csf_arrays(d), shape=d.shape, axis_order=[0, 1, 2])
         dv, pv, iv = v.to_numpy()
-        perm_order = [order[a] for a in asp.read_message(asp.message_bytes(v), with_metadata=True).axis_order]
-        w = pa.SparseCSFTensor.from_numpy(dv, pv, iv, shape=dense.shape, axis_order=perm_order)
+        w = pa.SparseCSFTensor.from_numpy(dv, pv, iv, shape=dense.shape, axis_order=order)
         got = asp.read_message(asp.message_bytes(w), with_metadata=True)
-        assert list(got.axis_order) == perm_order
+        assert list(got.axis_order) == order
         np.testing.assert_array_equal(got.tensor.to_tensor().to_numpy(), dense)
-        assert len(coords) == 3
+
+
+def _csf_arrays(d: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """The identity-order CSF tree of a 3-d array's non-zeros."""
+    coords = np.argwhere(d)  # sorted row-major
+    indices, indptr, starts = [], [], []
+    for lv in range(3):
+        new = np.ones(len(coords), dtype=bool)
+        new[1:] = (coords[1:, :lv + 1] != coords[:-1, :lv + 1]).any(axis=1)
+        starts.append(np.flatnonzero(new))
+        indices.append(coords[starts[-1], lv])
+    for lv in range(2):
+        indptr.append(np.searchsorted(starts[lv + 1], np.append(starts[lv], len(coords))))
+    return d[tuple(coords.T)], indptr, indices
 
 
 # -- GCS ----------------------------------------------------------------------
