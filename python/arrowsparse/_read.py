@@ -237,7 +237,7 @@ def read_message(source: Source, *, with_metadata: bool = False,
     aligned (only with the legacy prefix or a misaligned buffer).
     """
     data = _source_bytes(source)
-    f = W.parse_frame(memoryview(data), max_metadata_size, max_body_size)
+    f = W.parse_frame(data.data, max_metadata_size, max_body_size)
     m = f.message
     W.validate(m)
     body = _aligned_body(data, f.body_start, f.size)

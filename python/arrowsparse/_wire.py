@@ -576,7 +576,7 @@ class _Builder(flatbuffers.Builder):
     def WriteVtable(self) -> int:  # noqa: N802
         self.PrependSOffsetTRelative(0)
         object_offset = self.Offset()
-        fields = list(self.current_vtable)
+        fields: list[int] = list(self.current_vtable)  # type: ignore[has-type]
         while fields and fields[-1] == 0:
             fields.pop()
         entries = [object_offset - f if f else 0 for f in fields]

@@ -6,7 +6,7 @@ import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Optional, Union
+from typing import Any, BinaryIO, Literal, Optional, Union
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +32,7 @@ class _Parts:
     dim_names: Optional[tuple[str, ...]]
     values: np.ndarray  # dense: the N-d array; sparse: nnz values
     coords: Optional[np.ndarray] = None  # COO: n × ndim
-    coords_order: str = "C"
+    coords_order: Literal["C", "F"] = "C"
     is_canonical: bool = False
     axis: int = 0  # CSX: 0 CSR, 1 CSC
     indptr: list[np.ndarray] = field(default_factory=list)  # CSX: one; CSF: ndim-1
@@ -87,7 +87,7 @@ def _dense_parts(arr: np.ndarray, names: Any) -> _Parts:
 
 
 def _coo_parts(values: np.ndarray, coords: np.ndarray, shape: Sequence[int], names: Any,
-               it: Optional[str], claim: Optional[bool], order: str = "C") -> _Parts:
+               it: Optional[str], claim: Optional[bool], order: Literal["C", "F"] = "C") -> _Parts:
     values = np.asarray(values).reshape(-1)
     coords = np.asarray(coords)
     if coords.ndim != 2 or coords.shape[1] != len(shape):
@@ -196,7 +196,7 @@ def _parts_of_message(m: Message, it: Optional[str], pt: Optional[str]) -> _Part
         p = _dense_parts(t.to_numpy(), t.dim_names)
     elif m.format == "COO":
         data, coords = t.to_numpy()
-        order = m.coords_order or "C"
+        order: Literal["C", "F"] = "F" if m.coords_order == "F" else "C"
         p = _coo_parts(data, coords, t.shape, t.dim_names, it,
                        m.is_canonical if m.is_canonical is not None else t.has_canonical_format, order)
     elif m.format in ("CSR", "CSC"):
@@ -204,8 +204,8 @@ def _parts_of_message(m: Message, it: Optional[str], pt: Optional[str]) -> _Part
         p = _csx_parts(int(m.format == "CSC"), data, indptr, indices, t.shape, t.dim_names, it, pt)
     elif m.format == "CSF":
         data, indptr, indices = t.to_numpy()
-        order = m.axis_order if m.axis_order is not None else _csf_axis_order(t, data, indptr, indices)
-        p = _csf_parts(data, indptr, indices, t.shape, order, t.dim_names, it, pt)
+        axes = m.axis_order if m.axis_order is not None else _csf_axis_order(t, data, indptr, indices)
+        p = _csf_parts(data, indptr, indices, t.shape, axes, t.dim_names, it, pt)
     else:
         raise ArrowSparseError(f"unknown message format {m.format!r}")
     p.custom_metadata = [(bytes(k), bytes(v)) for k, v in m.custom_metadata]
@@ -247,7 +247,7 @@ def _dims(shape: tuple[int, ...], names: Optional[tuple[str, ...]]) -> list[W.Di
     return [W.Dim(int(d), (names[k] if names else "").encode("utf-8")) for k, d in enumerate(shape)]
 
 
-def _flat(a: np.ndarray, order: str = "C") -> np.ndarray:
+def _flat(a: np.ndarray, order: Literal["C", "F"] = "C") -> np.ndarray:
     """The bytes of a in the given order, as a 1-d uint8 array (a view when
     a is already contiguous in that order)."""
     return np.ascontiguousarray(a.ravel(order=order)).view(np.uint8)
@@ -345,13 +345,16 @@ def _encode_dense(p: _Parts) -> tuple[W.WireMessage, list[np.ndarray]]:
     for k in range(len(shape)):
         f_order[k] = acc
         acc *= shape[k]
-    es = [s // w if s % w == 0 else None for s in arr.strides]
+    # Element strides; None when a byte stride is not a multiple of the width.
+    es: Optional[list[int]] = None
+    if all(s % w == 0 for s in arr.strides):
+        es = normalise_unit_strides(shape, [s // w for s in arr.strides])
+    order: Literal["C", "F"] = "C"
     if size == 0:
         # Arrow C++'s rule for shapes without elements: every stride is one
         # element.
         strides, body = [1] * len(shape), np.empty(0, np.uint8)
     else:
-        es = normalise_unit_strides(shape, es) if None not in es else es
         if es == c_order:
             strides, order = c_order, "C"
         elif es == f_order:
@@ -404,16 +407,13 @@ def message_bytes(obj: Any, *, index_type: IndexTypeArg = None, indptr_type: Ind
 
     Parameters and exceptions are those of :func:`write_message`.
     """
-    head, pieces, body_len, padded = _prepare(obj, index_type, indptr_type, gcs)
-    out = bytearray(len(head) + body_len)
-    out[:len(head)] = head
-    pos = len(head)
+    head, pieces, _, padded = _prepare(obj, index_type, indptr_type, gcs)
+    parts: list[Any] = [head]
     for piece in pieces:
-        out[pos:pos + piece.size] = memoryview(piece)
-        pos += piece.size
+        parts.append(piece.data)
         if padded:  # sparse bodies pad every buffer to 8 bytes
-            pos += -piece.size % 8
-    return bytes(out)
+            parts.append(_padding(piece.size))
+    return b"".join(parts)  # the one copy of the body
 
 
 def write_message(obj: Any, dest: Union[str, "os.PathLike[str]", BinaryIO], *,
@@ -479,7 +479,7 @@ def _write_to(f: BinaryIO, head: bytes, pieces: list[np.ndarray], body_len: int,
     f.write(head)
     n = len(head)
     for piece in pieces:
-        f.write(memoryview(piece))
+        f.write(piece.data)
         n += piece.size
         if padded:
             pad = _padding(piece.size)
