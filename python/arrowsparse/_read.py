@@ -36,8 +36,10 @@ class Message:
     Arrow C++ wrote round-trips byte for byte. A Message can also be built
     by hand to write a layout of one's choice: ``write_message`` uses
     ``tensor``, ``format``, ``index_type``, ``indptr_type``,
-    ``is_canonical``, ``coords_order``, ``axis_order`` and
-    ``custom_metadata``; the other fields describe what was read.
+    ``is_canonical``, ``coords_order``, ``axis_order``, ``csf_lengths``
+    and ``custom_metadata``; the other fields describe what was read (it
+    always writes metadata version V5 with the 8-byte prefix, as Arrow C++
+    does).
 
     Attributes
     ----------
@@ -72,7 +74,9 @@ class Message:
         The CSF axis order.
     csf_lengths : {"elements", "bytes"} or None
         How the CSF index buffer lengths were given: element counts (what
-        Arrow C++ writes) or bytes.
+        Arrow C++ writes) or bytes (what the format documents and the Go
+        writer's WithCSFLengths(ByteLengths) writes); write_message keeps
+        the unit.
     gcs : GCSMetadata or None
         The N-d mapping of a GCS tensor (a CSR/CSC message carrying the
         ``"arrowsparse.gcs"`` custom metadata key).
@@ -225,6 +229,10 @@ def read_message(source: Source, *, with_metadata: bool = False,
         If source is of an unsupported type.
     OSError
         If a path cannot be opened or mapped.
+    MemoryError
+        Only for a valid message whose index arrays pyarrow needs converted
+        to int64 and that do not fit in memory (bad input cannot cause it:
+        every size is checked against the bytes actually there).
 
     Notes
     -----
@@ -245,7 +253,7 @@ def read_message(source: Source, *, with_metadata: bool = False,
         tensor, info = _decode(m, body)
     except ArrowSparseError:
         raise
-    except (pa.ArrowException, ValueError, OverflowError, MemoryError) as err:
+    except (pa.ArrowException, ValueError, OverflowError) as err:
         raise ArrowSparseError(f"cannot build the tensor: {err}") from None
     if f.size != data.size:
         raise ArrowSparseError(f"{data.size - f.size} bytes follow the message; the input must "

@@ -38,6 +38,7 @@ class _Parts:
     indptr: list[np.ndarray] = field(default_factory=list)  # CSX: one; CSF: ndim-1
     indices: list[np.ndarray] = field(default_factory=list)  # CSX: one; CSF: ndim
     axis_order: tuple[int, ...] = ()
+    csf_bytes: bool = False  # CSF index lengths in bytes instead of element counts
     custom_metadata: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
@@ -138,7 +139,10 @@ def _csf_axis_order(t: pa.SparseCSFTensor, data: np.ndarray, indptr: list[np.nda
                     indices: list[np.ndarray]) -> tuple[int, ...]:
     """pyarrow does not expose a CSF tensor's axis order; find it by
     comparing t with the same buffers under each candidate order
-    (SparseCSFIndex equality compares axis orders before any buffer)."""
+    (SparseCSFIndex equality compares axis orders before any buffer). Arrow
+    C++ calls any two tensors without elements equal, so for a shape with a
+    zero-size dimension the first candidate, the stable argsort of the
+    shape, is taken."""
     shape = tuple(t.shape)
     nd = len(shape)
     first = [tuple(int(a) for a in np.argsort(shape, kind="stable")),
@@ -206,6 +210,7 @@ def _parts_of_message(m: Message, it: Optional[str], pt: Optional[str]) -> _Part
         data, indptr, indices = t.to_numpy()
         axes = m.axis_order if m.axis_order is not None else _csf_axis_order(t, data, indptr, indices)
         p = _csf_parts(data, indptr, indices, t.shape, axes, t.dim_names, it, pt)
+        p.csf_bytes = m.csf_lengths == "bytes"
     else:
         raise ArrowSparseError(f"unknown message format {m.format!r}")
     p.custom_metadata = [(bytes(k), bytes(v)) for k, v in m.custom_metadata]
@@ -321,9 +326,14 @@ def _encode(p: _Parts) -> tuple[W.WireMessage, list[np.ndarray]]:
         pieces = [_flat(a) for a in p.indptr] + [_flat(a) for a in p.indices] + [_flat(p.values)]
         bufs, total = _sparse_body(pieces)
         # Arrow C++ records element counts as the lengths of the index
-        # buffers; the offsets stay those of the padded byte layout.
-        ptr_bufs = [W.Buf(b.offset, a.shape[0]) for b, a in zip(bufs[:nd - 1], p.indptr)]
-        idx_bufs = [W.Buf(b.offset, a.shape[0]) for b, a in zip(bufs[nd - 1:2 * nd - 1], p.indices)]
+        # buffers; the offsets stay those of the padded byte layout. Byte
+        # lengths are exact, not padded, so that the unit is recognisable
+        # (as the Go writer's ByteLengths option writes them).
+        def length(a: np.ndarray) -> int:
+            return a.nbytes if p.csf_bytes else a.shape[0]
+
+        ptr_bufs = [W.Buf(b.offset, length(a)) for b, a in zip(bufs[:nd - 1], p.indptr)]
+        idx_bufs = [W.Buf(b.offset, length(a)) for b, a in zip(bufs[nd - 1:2 * nd - 1], p.indices)]
         index = W.CSFIndex(pt, ptr_bufs, it, idx_bufs, list(p.axis_order))
         C.check_csf(shape, p.axis_order, p.indptr, p.indices)
     st = W.SparseMeta(p.value_type, dims, nnz, index, bufs[-1])

@@ -128,7 +128,8 @@ def test_go_written_messages(path: Path) -> None:
     reads them and write back byte for byte, GCS metadata included."""
     data = path.read_bytes()
     m = asp.read_message(data, with_metadata=True)
-    assert compare_with(peer_read_json(path), describe(m)) == []
+    if m.csf_lengths != "bytes":  # Arrow C++ 25 misreads CSF byte lengths (spec §3.4)
+        assert compare_with(peer_read_json(path), describe(m)) == []
     assert asp.message_bytes(m) == data
     if m.gcs is not None:
         again = asp.message_bytes(m.tensor, gcs=m.gcs, index_type=m.index_type,
@@ -143,4 +144,7 @@ def test_go_gcs_metadata() -> None:
     m = asp.read_message(TESTDATA / "go-gcs-csc.arrow", with_metadata=True)
     assert m.gcs == asp.GCSMetadata((3, 2, 2), (0, 1, 2), 2, None)
     assert isinstance(m.tensor, pa.SparseCSCMatrix) and m.tensor.shape == (6, 2)
-    assert len(GO_FILES) == 4
+    assert len(GO_FILES) == 5
+    m = asp.read_message(TESTDATA / "go-csf-bytes.arrow", with_metadata=True)
+    assert m.csf_lengths == "bytes"
+    assert m.tensor.equals(asp.read_message(TESTDATA / "go-csf-uint8.arrow"))

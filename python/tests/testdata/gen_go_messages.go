@@ -74,6 +74,9 @@ func main() {
 	f, err := csf.New(u16(), []int64{2, 3, 4}, []int{1, 0, 2}, levels, vals, 4)
 	check(err)
 	write(dir, "go-csf-uint8.arrow", f)
+	// The same with byte lengths for the index buffers (the unit the format
+	// documents; Arrow C++ up to 26 writes element counts).
+	write(dir, "go-csf-bytes.arrow", f, ipc.WithCSFLengths(ipc.ByteLengths))
 }
 
 func buf[T as.Value](s []T) *memory.Buffer { return memory.NewBufferBytes(as.BytesOf(s)) }
@@ -82,9 +85,9 @@ func u8() arrow.DataType  { return arrow.PrimitiveTypes.Uint8 }
 func i16() arrow.DataType { return arrow.PrimitiveTypes.Int16 }
 func u16() arrow.DataType { return arrow.PrimitiveTypes.Uint16 }
 
-func write(dir, name string, t as.Tensor) {
+func write(dir, name string, t as.Tensor, opts ...ipc.WriteOption) {
 	var out bytes.Buffer
-	_, err := ipc.WriteTensor(&out, t)
+	_, err := ipc.WriteTensor(&out, t, opts...)
 	check(err)
 	check(os.WriteFile(filepath.Join(dir, name), out.Bytes(), 0o644))
 	fmt.Println(name, out.Len(), "bytes")
