@@ -5,7 +5,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -timeout 20m
 
-.PHONY: test check fmt vet generate-check unit interop bench
+.PHONY: test check fmt vet generate-check unit interop bench python-generate-check python-test python-bench
 
 test: check unit interop
 
@@ -38,3 +38,22 @@ interop:
 
 bench:
 	bench/run.sh
+
+# The Python package (python/): regenerate its flatbuffers bindings with
+# flatc --python and require no diff; run its tests against an install into
+# .venv; run its read benchmark.
+python-generate-check:
+	@echo "== flatc --python reproduces python/arrowsparse/_flatbuf"
+	@interop/ensure-flatc.sh
+	python3 python/tools/gen_flatbuf.py
+	@git diff --exit-code -- python/arrowsparse/_flatbuf && \
+	  test -z "$$(git status --porcelain -- python/arrowsparse/_flatbuf)" || \
+	  (echo "generated Python bindings differ from the committed ones"; git status --short -- python/arrowsparse/_flatbuf; exit 1)
+
+python-test:
+	@echo "== Python package tests"
+	python/run_tests.sh
+
+python-bench:
+	python/setup_venv.sh
+	.venv/bin/python python/benchmarks/bench_read.py
