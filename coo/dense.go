@@ -1,6 +1,8 @@
 package coo
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
@@ -51,11 +53,12 @@ func (t *Tensor) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, er
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 	dense, in := v.Buffer().Bytes(), valueBytes(t)
 	nd := len(t.shape)
-	cbuf := make([]int64, chunk*max(nd, 1))
-	pos := make([]int64, chunk)
+	step := core.ChunkEntries(nd, t.nnz)
+	cbuf := make([]int64, step*int64(max(nd, 1)))
+	pos := make([]int64, step)
 	dup := false
-	for lo := int64(0); lo < t.nnz; lo += chunk {
-		hi := min(lo+chunk, t.nnz)
+	for lo := int64(0); lo < t.nnz; lo += step {
+		hi := min(lo+step, t.nnz)
 		m := hi - lo
 		iop.Fill(t.matrix(), lo, hi, cbuf)
 		for j := range m {
@@ -128,6 +131,9 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
 
 	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
+	if err := checkOutput(nnz, int64(nd)*iw+vw); err != nil {
+		return nil, err
+	}
 	cbuf := core.NewBuffer(mem, nnz*int64(nd)*iw)
 	values := core.NewBuffer(mem, nnz*vw)
 	iop := coords.For(indexType)
@@ -176,6 +182,17 @@ func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOption
 	}
 	defer v.Release()
 	return FromDense(mem, v, o)
+}
+
+// checkOutput returns an error if nnz entries of the given bytes each cannot
+// be allocated (the non-zeros of a broadcast view can be far more than its
+// buffer holds).
+func checkOutput(nnz, perEntry int64) error {
+	n, ok := core.MulInt64(nnz, perEntry)
+	if !ok {
+		return core.Errorf(arrowsparse.ErrOverflow, "coo: %d entries of %d bytes overflow int64", nnz, perEntry)
+	}
+	return core.CheckAlloc(n, fmt.Sprintf("coo: %d non-zero entries", nnz))
 }
 
 // maxCoord returns the largest coordinate of shape (at least 0).

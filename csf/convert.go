@@ -53,10 +53,11 @@ func (t *Tensor) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, er
 	dense, in := v.Buffer().Bytes(), t.values.Bytes()
 	w := newWalker(t)
 	w.seek(lo)
-	buf := make([]int64, chunk*nl)
-	pos := make([]int64, chunk)
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
+	step := core.ChunkEntries(nl, hi-lo)
+	buf := make([]int64, step*int64(nl))
+	pos := make([]int64, step)
+	for a := lo; a < hi; a += step {
+		b := min(a+step, hi)
 		w.fill(a, b, buf)
 		for j := range b - a {
 			var q int64
@@ -101,10 +102,11 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 		iop := coords.For(it)
 		w := newWalker(t)
 		w.seek(lo)
-		buf := make([]int64, chunk*nl)
-		row := make([]int64, chunk*nl)
-		for a := lo; a < hi; a += chunk {
-			b := min(a+chunk, hi)
+		step := core.ChunkEntries(nl, hi-lo)
+		buf := make([]int64, step*int64(nl))
+		row := make([]int64, step*int64(nl))
+		for a := lo; a < hi; a += step {
+			b := min(a+step, hi)
 			w.fill(a, b, buf)
 			m := (b - a) * int64(nl)
 			for j := int64(0); j < m; j += int64(nl) {

@@ -2,6 +2,7 @@ package csf
 
 import (
 	"cmp"
+	"fmt"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -193,9 +194,10 @@ func cooKeys(m coords.Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
 	}
 	iop := coords.For(m.Type)
 	return func(lo, hi int, dst []uint64) {
-		buf := make([]int64, chunk*nd)
-		for a := lo; a < hi; a += chunk {
-			b := min(a+chunk, hi)
+		step := int(core.ChunkEntries(nd, int64(hi-lo)))
+		buf := make([]int64, step*nd)
+		for a := lo; a < hi; a += step {
+			b := min(a+step, hi)
 			iop.Fill(m, int64(a), int64(b), buf)
 			for j := range b - a {
 				var key uint64
@@ -384,9 +386,10 @@ func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Dup
 	}
 	cuts := splitLeaves(0, n, s.workers)
 	par.Do(s.workers, func(c int) {
-		buf := make([]int64, chunk*nl)
-		for a := cuts[c]; a < cuts[c+1]; a += chunk {
-			b := min(a+chunk, cuts[c+1])
+		step := core.ChunkEntries(nl, cuts[c+1]-cuts[c])
+		buf := make([]int64, step*int64(nl))
+		for a := cuts[c]; a < cuts[c+1]; a += step {
+			b := min(a+step, cuts[c+1])
 			e.rows(a, b, buf)
 			for j := range b - a {
 				row := buf[j*int64(nl) : (j+1)*int64(nl)]
@@ -527,6 +530,11 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 	if nnz == 0 {
 		return empty(mem, s), nil
 	}
+	if n, ok := core.MulInt64(nnz, int64(nl)*8+16); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "csf: %d non-zeros overflow int64 bytes", nnz)
+	} else if err := core.CheckAlloc(n, fmt.Sprintf("csf: %d non-zero entries", nnz)); err != nil {
+		return nil, err
+	}
 	vw := int64(arrowsparse.ByteWidth(vt))
 	values := core.NewBuffer(mem, nnz*vw)
 	var leaf *memory.Buffer
@@ -631,9 +639,10 @@ func (t *Tensor) walkRows(lo, hi int64, f func(j int64, row []int64)) {
 	nl := int64(len(t.levels))
 	w := newWalker(t)
 	w.seek(lo)
-	buf := make([]int64, chunk*nl)
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
+	step := core.ChunkEntries(int(nl), hi-lo)
+	buf := make([]int64, step*nl)
+	for a := lo; a < hi; a += step {
+		b := min(a+step, hi)
 		w.fill(a, b, buf)
 		for j := range b - a {
 			f(a-lo+j, buf[j*nl:(j+1)*nl])

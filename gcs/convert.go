@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
@@ -140,19 +141,16 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	return s, nil
 }
 
-// maxPointerBytes bounds the index pointer arrays that conversions
-// allocate: a shape with more lanes than this (a hypersparse matrix of 2^40
-// rows, say) is refused with an error rather than crashing the process
-// when the allocation fails.
-const maxPointerBytes = 1 << 40
-
 // checkPointerAlloc returns an error if an index pointer array for the
-// given number of lanes would exceed maxPointerBytes.
+// given number of lanes cannot be allocated (core.CheckAlloc): a
+// hypersparse shape of 2^40 rows, say, is refused with an error rather than
+// crashing the process when the allocation fails.
 func checkPointerAlloc(lanes int64, pt arrow.DataType) error {
-	if n, ok := core.MulInt64(lanes+1, int64(arrowsparse.ByteWidth(pt))); !ok || lanes+1 <= 0 || n > maxPointerBytes {
-		return core.Errorf(arrowsparse.ErrOverflow, "gcs: an index pointer array of %d+1 entries of %s is larger than 1 TiB", lanes, pt)
+	n, ok := core.MulInt64(lanes+1, int64(arrowsparse.ByteWidth(pt)))
+	if !ok || lanes+1 <= 0 {
+		return core.Errorf(arrowsparse.ErrOverflow, "gcs: an index pointer array of %d+1 entries overflows int64", lanes)
 	}
-	return nil
+	return core.CheckAlloc(n, fmt.Sprintf("gcs: an index pointer array of %d+1 entries of %s", lanes, pt))
 }
 
 func isIdentityPerm(p []int) bool {
@@ -242,6 +240,11 @@ func MatrixFromDense(mem memory.Allocator, src arrowsparse.Dense, axis Axis, o C
 		return nil, err
 	}
 	pw, iw, vw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
+	if nb, ok := core.MulInt64(n, iw+vw); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: %d non-zeros overflow int64 bytes", n)
+	} else if err := core.CheckAlloc(nb, fmt.Sprintf("gcs: %d non-zero entries", n)); err != nil {
+		return nil, err
+	}
 	indptr := core.NewBuffer(mem, (major+1)*pw)
 	indices := core.NewBuffer(mem, n*iw)
 	values := core.NewBuffer(mem, n*vw)

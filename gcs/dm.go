@@ -602,9 +602,10 @@ func (d *DM) eachCOO(f func([]int64, int64) bool) bool {
 		hi = searchCOO(fm, n, nd, b+1)
 	}
 	idx := make([]int64, len(d.shape))
-	buf := make([]int64, chunk*max(nd, 1))
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
+	step := core.ChunkEntries(nd, hi-lo)
+	buf := make([]int64, step*int64(max(nd, 1)))
+	for a := lo; a < hi; a += step {
+		b := min(a+step, hi)
 		fm.coords(int(a), int(b), buf)
 	entries:
 		for q := range b - a {

@@ -529,11 +529,12 @@ func (t *Tensor) eachChunk(f func(lo, hi int64, idx []int64)) {
 		lr, li = li, lr
 	}
 	ix := m.ix()
-	lanes, ids := make([]int64, chunk), make([]int64, chunk)
-	out := make([]int64, chunk*max(nd, 1))
+	step := core.ChunkEntries(nd, m.nnz)
+	lanes, ids := make([]int64, step), make([]int64, step)
+	out := make([]int64, step*int64(max(nd, 1)))
 	full := make([]int64, nd)
-	for a := int64(0); a < m.nnz; a += chunk {
-		b := min(a+chunk, m.nnz)
+	for a := int64(0); a < m.nnz; a += step {
+		b := min(a+step, m.nnz)
 		ix.entries(m, a, b, lanes, ids)
 		for q := range b - a {
 			lr.split(uint64(lanes[q]), full)

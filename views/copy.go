@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 
@@ -35,8 +36,11 @@ const parallelMin = 4 << 20
 // axes are read through a table of their addresses.
 func (v *viewBase) Copy(mem memory.Allocator, o CopyOptions) (*View, error) {
 	nbytes, ok := core.MulInt64(v.size, v.width)
-	if !ok || nbytes > core.MaxBufferBytes {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
+	if !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes overflow int64", v.size, v.width)
+	}
+	if err := core.CheckAlloc(nbytes, "views: a copy of shape "+fmt.Sprint(v.shape)); err != nil {
+		return nil, err
 	}
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(nbytes))

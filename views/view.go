@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 
@@ -221,8 +222,11 @@ func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error
 	}
 	w := int64(arrowsparse.ByteWidth(dt))
 	nbytes, ok := core.MulInt64(n, w)
-	if !ok || nbytes > core.MaxBufferBytes {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
+	if !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes overflow int64", n, w)
+	}
+	if err := core.CheckAlloc(nbytes, "views: a dense tensor of shape "+fmt.Sprint(shape)); err != nil {
+		return nil, err
 	}
 	buf := core.NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()

@@ -294,3 +294,15 @@ func AdoptExact(buf **memory.Buffer, n int64) {
 	}
 	*buf = e
 }
+
+// ChunkEntries returns how many entries of ndim coordinates a kernel
+// stages at a time: up to 1024, fewer for high ranks so that a stage holds
+// at most 64Ki coordinates, at least 1, and never more than the n entries
+// there are. Stages sized by it are bounded by the data, not by the rank.
+func ChunkEntries(ndim int, n int64) int64 {
+	c := int64(1024)
+	if ndim > 64 {
+		c = max(1, (1<<16)/int64(ndim))
+	}
+	return max(1, min(c, n))
+}
