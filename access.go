@@ -141,7 +141,9 @@ func decoder(dt arrow.DataType) func(b []byte) number {
 			return number{kind: 2, f: float64(HalfToFloat32(float16.FromBits(binary.LittleEndian.Uint16(b))))}
 		}
 	case arrow.FLOAT32:
-		return func(b []byte) number { return number{kind: 2, f: float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))} }
+		return func(b []byte) number {
+			return number{kind: 2, f: float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))}
+		}
 	}
 	return func(b []byte) number { return number{kind: 2, f: math.Float64frombits(binary.LittleEndian.Uint64(b))} }
 }

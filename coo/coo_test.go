@@ -36,8 +36,8 @@ func dense2(t *testing.T, d arrowsparse.Dense) [][]float64 {
 	return out
 }
 
-// Seed 000: the 2×3 array with entries (0,1)=1, (1,0)=2, (1,2)=3.
-func TestSeed000Small(t *testing.T) {
+// The GCS introduction: the 2×3 array with entries (0,1)=1, (1,0)=2, (1,2)=3.
+func TestSmallExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{2, 3}, []int32{0, 1, 1, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3})
 	require.NoError(t, err)
@@ -59,8 +59,8 @@ func TestSeed000Small(t *testing.T) {
 	}
 }
 
-// Seed 000: the 4×5 array in COO form.
-func TestSeed000FourByFive(t *testing.T) {
+// The GCS introduction: the 4×5 array in COO form.
+func TestFourByFiveExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	rows := []int64{0, 0, 1, 1, 2, 2, 2, 3, 3}
 	cols := []int64{2, 4, 0, 3, 0, 2, 3, 3, 4}
@@ -350,7 +350,7 @@ func TestBuilder(t *testing.T) {
 	assert.EqualValues(t, 0, b.Len())
 }
 
-// Seed 003's "user, movie, rating" table round-trips through a record batch.
+// The CSF tutorial's "user, movie, rating" table round-trips through a record batch.
 func TestRecordRoundTrip(t *testing.T) {
 	mem := testutil.Checked(t)
 	bld := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{

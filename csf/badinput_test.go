@@ -14,7 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
 )
 
-// handBuilt holds the seed 003 tensor as the Go slices of its levels, to be
+// handBuilt holds the the CSF tutorial tensor as the Go slices of its levels, to be
 // spoilt one way or another and handed to New.
 type handBuilt struct {
 	shape   []int64
@@ -25,7 +25,7 @@ type handBuilt struct {
 	nnz     int64
 }
 
-func seed003Levels() handBuilt {
+func csfTutorialLevels() handBuilt {
 	return handBuilt{
 		shape:   []int64{3, 3, 3, 4},
 		order:   []int{0, 1, 2, 3},
@@ -66,7 +66,7 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 
 func TestNewAdoptsBuffers(t *testing.T) {
 	mem := testutil.Checked(t)
-	h := seed003Levels()
+	h := csfTutorialLevels()
 	x, err := h.build(t, mem, nil, csf.WithDimNames("i", "j", "k", "l"))
 	require.NoError(t, err)
 	defer x.Release()
@@ -77,7 +77,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	assert.True(t, x.IsCompact())
 	// IndexBytes: indptr 3+4+5 int32, indices 2+3+4+8 int32.
 	assert.EqualValues(t, 4*(3+4+5)+4*(2+3+4+8), x.IndexBytes())
-	c := seed003(t, mem)
+	c := csfTutorial(t, mem)
 	defer c.Release()
 	y, err := csf.FromCOO(mem, c, csf.ConvertOptions{})
 	require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := seed003Levels()
+			h := csfTutorialLevels()
 			lens := tc.spoil(&h)
 			x, err := h.build(t, mem, lens, tc.opts...)
 			require.ErrorIs(t, err, tc.want)
@@ -167,7 +167,7 @@ func TestBadInput(t *testing.T) {
 	}
 
 	// Indices that increase across a node boundary are fine.
-	h := seed003Levels()
+	h := csfTutorialLevels()
 	x, err := h.build(t, mem, nil)
 	require.NoError(t, err)
 	x.Release()
@@ -179,13 +179,13 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrStructure)
 	x.Release()
-	h = seed003Levels()
+	h = csfTutorialLevels()
 	h.indices[3][0] = 9
 	x, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrOutOfRange)
 	x.Release()
-	h = seed003Levels()
+	h = csfTutorialLevels()
 	h.indptr[1] = []int32{0, 1, 3, 3}
 	_, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
@@ -232,7 +232,7 @@ func TestBadInput(t *testing.T) {
 	defer y.Release()
 	_, err = y.ToDense(mem)
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
-	c := seed003(t, mem)
+	c := csfTutorial(t, mem)
 	defer c.Release()
 	for _, o := range []csf.ConvertOptions{
 		{AxisOrder: []int{0, 1, 2}},
@@ -247,7 +247,7 @@ func TestBadInput(t *testing.T) {
 		require.Error(t, err, "%+v", o)
 	}
 	ok, err := csf.FromCOO(mem, c, csf.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
-	require.NoError(t, err) // seed 003 has no duplicates
+	require.NoError(t, err) // the CSF tutorial has no duplicates
 	ok.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 2}, []int8{0, 1, 0, 1}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)

@@ -35,10 +35,10 @@ func readInts(t *testing.T, b *memory.Buffer, dt arrow.DataType, n int64) []int6
 	return out
 }
 
-// seed003 is the 4-d example of seed 003: eight values at 1-based (i, j, k,
+// seed003 is the 4-d example of the CSF tutorial: eight values at 1-based (i, j, k,
 // l) coordinates, in the seed's (unsorted) order. The shape leaves room for
 // coordinate 0.
-func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
+func csfTutorial(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	x, err := coo.FromSlices(mem, []int64{3, 3, 3, 4}, []int32{
 		1, 1, 1, 2,
@@ -54,7 +54,7 @@ func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	return x
 }
 
-// The trie of seed 003, derived by hand. Sorted by (i, j, k, l) the entries
+// The trie of the CSF tutorial, derived by hand. Sorted by (i, j, k, l) the entries
 // are 1112:1, 1113:2, 1211:3, 1213:4, 1221:5, 2221:6, 2222:8, 2223:7.
 //
 //	level 0 (i): nodes 1, 2          i=1 has j∈{1,2}, i=2 has j∈{2}
@@ -63,9 +63,9 @@ func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
 //	level 3 (l): 2, 3 | 1, 3 | 1 | 1, 2, 3
 //
 // This is also the example in the comments of Arrow's SparseTensor.fbs.
-func TestSeed003Trie(t *testing.T) {
+func TestTrieExample(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed003(t, mem)
+	x := csfTutorial(t, mem)
 	defer x.Release()
 	for _, workers := range []int{1, 2} {
 		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})

@@ -20,7 +20,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
-// DM is a dimensions-mapping tensor (seed 001): a wrapper of some shape
+// DM is a dimensions-mapping tensor (the DM proposal): a wrapper of some shape
 // over a storage tensor of lower or equal rank, in any format. Each storage
 // dimension k is the C-order linearisation of a group of wrapper axes, as
 // in a GCS mapping with any number of parts. Slicing, integer indexing and
@@ -67,7 +67,7 @@ const (
 // 0 ≤ p_1 ≤ … ≤ p_m ≤ N that cut dims into m+1 groups, group k (the axes
 // dims[p_k:p_{k+1}], linearised in C order) being storage dimension k. The
 // storage must have rank m+1 and its dimension k the product of the sizes
-// of group k. Seed 001 asks for 0 < p_1 < … < p_m < N; an empty group is
+// of group k. The DM proposal asks for 0 < p_1 < … < p_m < N; an empty group is
 // accepted here as a storage dimension of length 1.
 //
 // storage may be a dense tensor (arrowsparse.Dense, such as *views.View), a
@@ -270,7 +270,7 @@ func (d *DM) isWhole() bool {
 }
 
 // Dims returns the wrapper axes of each storage dimension, in order,
-// concatenated: seed 001's dimensions. Axes removed by Index do not appear.
+// concatenated: the DM proposal's dimensions. Axes removed by Index do not appear.
 func (d *DM) Dims() []int {
 	var out []int
 	for _, g := range d.groups {
@@ -284,7 +284,7 @@ func (d *DM) Dims() []int {
 }
 
 // Partitioning returns the positions in Dims that start storage
-// dimensions 1, 2, …: seed 001's partitioning. After Index removed every
+// dimensions 1, 2, …: the DM proposal's partitioning. After Index removed every
 // axis of a group, two positions may be equal.
 func (d *DM) Partitioning() []int {
 	out := make([]int, 0, len(d.groups)-1)
@@ -302,7 +302,7 @@ func (d *DM) Partitioning() []int {
 	return out
 }
 
-// Reduction returns the internal parameters of seed 001's prototype, which
+// Reduction returns the internal parameters of the reference implementation of the DM proposal, which
 // make slicing and permuting copy-free: for each storage dimension k, the
 // wrapper axes that map onto it (rdimensions[k]), their signed strides in
 // it (rstrides[k]), and its offset (roffset[k]), so that storage index k of

@@ -298,7 +298,7 @@ func TestPropertyDM(t *testing.T) {
 		dims  []int
 		cuts  []int
 	}{
-		{[]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}}, // seed 001: storage (5, 12)
+		{[]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}}, // the DM proposal: storage (5, 12)
 		{[]int64{2, 3, 4}, []int{0, 1, 2}, []int{2}},
 		{[]int64{4, 5}, []int{1, 0}, []int{1}},
 		{[]int64{6}, []int{0}, nil},
@@ -351,9 +351,9 @@ func TestPropertyDM(t *testing.T) {
 	}
 }
 
-// Seed 001's example: shape (3, 4, 5), dims (2, 1, 0), partitioning (1,)
-// gives a (5, 12) storage; and its prototype's parameters.
-func TestSeed001(t *testing.T) {
+// The DM proposal's example: shape (3, 4, 5), dims (2, 1, 0), partitioning (1,)
+// gives a (5, 12) storage; and the parameters of its reference implementation.
+func TestDMStorageExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	v, err := views.Alloc(mem, f64, []int64{5, 12})
 	require.NoError(t, err)
@@ -397,7 +397,7 @@ func TestSeed001(t *testing.T) {
 // At answers by binary search.
 func TestDMOverCSR(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)

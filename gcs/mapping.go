@@ -9,7 +9,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 )
 
-// Mapping is the dimensionality reduction of seed 000: it maps the index of
+// Mapping is the dimensionality reduction of the GCS introduction: it maps the index of
 // an N-d tensor onto a (row, column) pair of a 2-d matrix, and back.
 //
 // Dims is a permutation of the axes and Partitioning splits it: the axes
@@ -38,7 +38,7 @@ type Mapping struct {
 // axis permutation dims and the partitioning p: the first p axes of dims
 // are the row dimensions, the others the column dimensions.
 //
-// Seed 000 takes 0 < p < N; NewMapping also accepts p = 0 (every axis a
+// The GCS introduction takes 0 < p < N; NewMapping also accepts p = 0 (every axis a
 // column dimension, one row) and p = N (one column), so that 0-d and 1-d
 // tensors have a mapping too. It returns an error wrapping arrowsparse.ErrStructure
 // if dims is not a permutation of 0..N-1 or p is outside [0, N],
@@ -141,7 +141,7 @@ func (mp Mapping) NumDims() int { return len(mp.shape) }
 // Dims returns a copy of the axis permutation.
 func (mp Mapping) Dims() []int { return slices.Clone(mp.dims) }
 
-// Partitioning returns the number of row dimensions: seed 000's
+// Partitioning returns the number of row dimensions: the GCS introduction's
 // partitioning tuple (p,).
 func (mp Mapping) Partitioning() int { return mp.split }
 

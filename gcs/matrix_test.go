@@ -507,7 +507,7 @@ func TestValueTypes(t *testing.T) {
 
 func TestRowColLane(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 		m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{})
@@ -573,7 +573,7 @@ func TestFromDenseStrided(t *testing.T) {
 // COO reports as not canonical.
 func TestToCOOShares(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err)

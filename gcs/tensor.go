@@ -22,7 +22,7 @@ import (
 )
 
 // Tensor is an N-d sparse tensor in generalized compressed storage (GCS,
-// seed 000): a Mapping of its indices onto a reduced (row, column) matrix,
+// the GCS introduction): a Mapping of its indices onto a reduced (row, column) matrix,
 // and that matrix in CSR or CSC storage. It is immutable once built; see
 // the package documentation.
 type Tensor struct {

@@ -155,7 +155,7 @@ func TestPropertyTensor(t *testing.T) {
 // Remap sorts only when it must, and shares what it can.
 func TestRemapReusesOrder(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	want := make([]float64, 24)
 	for idx, v := range coo.All[float64](x) {
@@ -180,7 +180,7 @@ func TestRemapReusesOrder(t *testing.T) {
 	sw.Release()
 
 	// Same dims, another partitioning: same order, new pointers, shared
-	// values (seed 000's second example from its first).
+	// values (the GCS introduction's second example from its first).
 	p1, err := remapTo(mem, g, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), p1.Storage().ValuesBuffer())
@@ -198,7 +198,7 @@ func TestRemapReusesOrder(t *testing.T) {
 	checkTensor(t, mem, c, want)
 	c.Release()
 
-	// A new order needs a sort: seed 000's third example.
+	// A new order needs a sort: the GCS introduction's third example.
 	s, err := remapTo(mem, g, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.NotSame(t, g.Storage().ValuesBuffer(), s.Storage().ValuesBuffer())
@@ -269,7 +269,7 @@ func TestHypersparseTensor(t *testing.T) {
 }
 
 func TestMapping(t *testing.T) {
-	// Seed 000: shape (2, 3, 4, 5, 6), dims (2, 4, 1, 3, 0), partitioning 3.
+	// The GCS introduction: shape (2, 3, 4, 5, 6), dims (2, 4, 1, 3, 0), partitioning 3.
 	mp, err := gcs.NewMapping([]int64{2, 3, 4, 5, 6}, []int{2, 4, 1, 3, 0}, 3)
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4, 1}, mp.RowDims())
@@ -365,7 +365,7 @@ func TestCompressedAxes(t *testing.T) {
 // copying; its transpose is the CSC of the transpose.
 func TestTensorMatrixIdentity(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
@@ -437,7 +437,7 @@ func TestTensorMatrixIdentity(t *testing.T) {
 
 func TestTensorFromDense(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
@@ -486,7 +486,7 @@ func TestRemapDuplicates(t *testing.T) {
 	_, err = remapTo(mem, g, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(-1)})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int64{1, 2, 3, 1, 2, 3}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)

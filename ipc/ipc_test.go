@@ -29,7 +29,7 @@ func checked(t *testing.T) *memory.CheckedAllocator {
 	return mem
 }
 
-// seedCOO is seed 000's (2,3,4) array with nine elements.
+// seedCOO is the GCS introduction's (2,3,4) array with nine elements.
 func seedCOO(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	x, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
@@ -48,7 +48,7 @@ func dense(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor) []float64 {
 }
 
 // A GCS tensor travels as the CSR message of its storage plus the mapping,
-// and comes back as the same N-d tensor; seed 000's third example.
+// and comes back as the same N-d tensor; the GCS introduction's third example.
 func TestGCSRoundTrip(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
@@ -74,7 +74,7 @@ func TestGCSRoundTrip(t *testing.T) {
 	assert.Equal(t, 1, back.Partitioning())
 	assert.Equal(t, []string{"i", "j", "k"}, back.DimNames())
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, back))
-	// The storage is seed 000's CRS form of this mapping.
+	// The storage is the GCS introduction's CRS form of this mapping.
 	ip, err := gcs.Indptr[int32](back.Storage())
 	require.NoError(t, err)
 	assert.Equal(t, []int32{0, 2, 4, 6, 9}, ip)

@@ -24,7 +24,7 @@ import (
 // to drop an axis.
 //
 // Slicing adds start·stride to the element offset and multiplies each
-// element stride by its step (seed 004: a[1:6:2, 2:8:2] of a 6×8 row-major
+// element stride by its step (the NuMojo view proposal: a[1:6:2, 2:8:2] of a 6×8 row-major
 // array has element offset 10 and element strides (16, 2)).
 // The returned view must be released by the caller.
 func (v *View) Slice(ranges ...Range) (*View, error) {
@@ -33,7 +33,7 @@ func (v *View) Slice(ranges ...Range) (*View, error) {
 }
 
 // Index returns the view of the elements whose index on axis is i, with
-// that axis removed: NumPy's a[..., i, ...] (seed 004: a[1] of a 6×8
+// that axis removed: NumPy's a[..., i, ...] (the NuMojo view proposal: a[1] of a 6×8
 // row-major array has shape (8) and element offset 8). A negative axis or i
 // counts from the end. An axis or index out of range is an error wrapping
 // arrow.ErrIndex. The returned view must be released by the caller.
@@ -151,7 +151,7 @@ func tileShape(dst, shape, reps []int64) ([]int64, error) {
 // Rotate returns the view with the elements along axis rotated by shift,
 // as numpy.roll does: element i of the result is element (i − shift) mod n
 // of the receiver, so a shift of 1 moves the last element to the front
-// (seed 002: rotating the 3×3 matrix 0..8 by 1 along axis 1 gives the rows
+// (dtype-next: rotating the 3×3 matrix 0..8 by 1 along axis 1 gives the rows
 // 2 0 1, 5 3 4, 8 6 7). A negative shift rotates the other way. A negative
 // axis counts from the end; an axis out of range is an error wrapping
 // arrow.ErrIndex. A rotated axis is a remapped axis whose index wraps modulo

@@ -28,7 +28,7 @@ func iota(mem memory.Allocator, rows, cols int64) *views.View {
 	return v
 }
 
-// Seed 004's example: b = a[1:6:2, 2:8:2] of a 6×8 array.
+// The NuMojo view proposal's example: b = a[1:6:2, 2:8:2] of a 6×8 array.
 func ExampleView_Slice() {
 	a := iota(memory.DefaultAllocator, 6, 8)
 	defer a.Release()
@@ -172,7 +172,7 @@ func ExampleView_Reshape() {
 	// views: cannot reshape a view of shape [6 4] and element strides [1 6] to [24] without copying; use ReshapeCopy
 }
 
-// Seed 000's example: strides (-1, -2) at offset 5, and the inverse map.
+// The GCS introduction's example: strides (-1, -2) at offset 5, and the inverse map.
 func ExampleView_Locate() {
 	mem := memory.DefaultAllocator
 	buf := core.NewZeroedBuffer(mem, 6*8)

@@ -268,7 +268,7 @@ func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
 
 // normaliseUnitStrides gives every axis of length 1 the stride a row-major
 // layout would give it, so that contiguity flags and exported strides tell
-// the truth about the memory layout (seed 004). The strides of an empty
+// the truth about the memory layout (the NuMojo view proposal). The strides of an empty
 // view become row-major strides.
 //
 // Exactly column-major strides (stride k = Π shape[:k], unit axes included)

@@ -12,9 +12,9 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
-// Seed 000: the 2×3 array 1..6 with strides (-1,-2) at offset 5 is stored
+// The GCS introduction: the 2×3 array 1..6 with strides (-1,-2) at offset 5 is stored
 // in memory as 6 3 5 2 4 1.
-func TestSeed000NegativeStrides(t *testing.T) {
+func TestNegativeStrides(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 
@@ -58,7 +58,7 @@ func TestNewRejectsOutOfBounds(t *testing.T) {
 
 // Exactly column-major strides survive normalisation, unit axes included,
 // so that a column-major Arrow tensor keeps the strides Arrow C++ gave it;
-// other unit-axis strides are normalised (seed 004).
+// other unit-axis strides are normalised (the NuMojo view proposal).
 func TestColumnMajorUnitAxesKept(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -69,7 +69,7 @@ func TestColumnMajorUnitAxesKept(t *testing.T) {
 	}{
 		{[]int64{1, 7}, []int64{1, 1}, []int64{1, 1}},           // column-major: kept
 		{[]int64{5, 1, 5}, []int64{1, 5, 5}, []int64{1, 5, 5}},  // column-major: kept
-		{[]int64{1, 7}, []int64{100, 1}, []int64{7, 1}},         // seed 004: normalised
+		{[]int64{1, 7}, []int64{100, 1}, []int64{7, 1}},         // the NuMojo view proposal: normalised
 		{[]int64{5, 1, 5}, []int64{1, 3, 5}, []int64{1, 25, 5}}, // normalised (row-major value)
 	} {
 		v, err := New(arrow.PrimitiveTypes.Float64, buf, 0, c.shape, c.strides)

@@ -92,7 +92,7 @@ func encodeInts(mem memory.Allocator, dt arrow.DataType, xs []int64) *memory.Buf
 }
 
 // reduced returns the (row, column) of a GCS index under dims and part,
-// from the formulas of the GCS introduction (seed 000): row-major
+// from the formulas of the GCS introduction (the GCS introduction): row-major
 // linearisation of the row dimensions and of the column dimensions.
 func reduced(shape []int64, dims []int, part int, idx []int64) (row, col int64) {
 	for _, d := range dims[:part] {
