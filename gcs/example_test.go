@@ -27,9 +27,16 @@ func ExampleNewCSR() {
 	fmt.Println("row 2:", cols, vals)
 	fmt.Println("A[3,4] =", gcs.At[float64](m, 3, 4))
 	y := make([]float64, 4)
-	_ = gcs.MulVec(y, m, []float64{1, 1, 1, 1, 1}, gcs.KernelOptions{Workers: 1})
+	if err := gcs.MulVec(y, m, []float64{1, 1, 1, 1, 1}, gcs.KernelOptions{}); err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("A·1 =", y)
-	d, _ := m.ToDense(mem)
+	d, err := m.ToDense(mem)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
 	fmt.Print(views.Formatted(d.(*views.View), "%g"))
 	// Output:
@@ -47,18 +54,24 @@ func ExampleNewCSR() {
 // and CSC: the duplicate is summed, the indices sorted.
 func ExampleMatrixFromCOO() {
 	mem := memory.NewGoAllocator()
-	x, _ := coo.FromSlices(mem, []int64{3, 3},
+	x, err := coo.FromSlices(mem, []int64{3, 3},
 		[]int64{2, 0, 0, 1, 2, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3, 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer x.Release()
-	csr, _ := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
-	defer csr.Release()
-	csc, _ := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
-	defer csc.Release()
-	for _, m := range []*gcs.Matrix{csr, csc} {
-		ptr, _ := gcs.Indptr[int64](m)
-		idx, _ := gcs.Indices[int64](m)
+	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
+		m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int32, IndptrType: arrow.PrimitiveTypes.Int32})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		ptr, _ := gcs.Indptr[int32](m)
+		idx, _ := gcs.Indices[int32](m)
 		vs, _ := gcs.Values[float64](m)
 		fmt.Println(m.Format(), ptr, idx, vs)
+		m.Release()
 	}
 	// Output:
 	// CSR [0 1 2 3] [1 2 0] [2 4 4]
