@@ -11,7 +11,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // handBuilt holds the the CSF tutorial tensor as the Go slices of its levels, to be

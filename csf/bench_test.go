@@ -10,7 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
 
 // BenchmarkFromCOO converts the shared unsorted 10M-entry tensor (b_tensor3d

@@ -10,7 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // buffers returns the indptr, indices and values of m as int64 and float64.

@@ -13,7 +13,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
