@@ -205,12 +205,12 @@ func DefaultAxisOrder(shape []int64) []int { return defaultOrder(shape) }
 // released by the caller.
 func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType arrow.DataType) (*Tensor, error) {
 	nl := len(t.levels)
-	for l := range t.levels {
-		if indicesType != nil {
-			if err := core.CheckIndexFits(indicesType, max(t.shape[t.order[l]]-1, 0), "the coordinates of dimension "+strconv.Itoa(t.order[l])); err != nil {
-				return nil, err
-			}
+	if indicesType != nil {
+		if err := core.CheckIndexType(indicesType); err != nil {
+			return nil, err
 		}
+	}
+	for l := range t.levels {
 		if indptrType != nil && l < nl-1 {
 			if err := core.CheckIndexFits(indptrType, t.levels[l+1].n, "the indptr of level "+strconv.Itoa(l)); err != nil {
 				return nil, err
@@ -222,13 +222,23 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 		return nil, err
 	}
 	same := func(have, want arrow.DataType) bool { return want == nil || arrow.TypeEqual(have, want) }
+	// convert copies n values of b into a new buffer of type to; an index
+	// that to cannot hold is an error (the indices need to hold only the
+	// coordinates present).
+	var bad error
 	convert := func(b *memory.Buffer, from, to arrow.DataType, n int64) *memory.Buffer {
 		out := core.NewBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
 		rd, wr := opsFor(from), opsFor(to)
-		buf := make([]int64, chunk)
+		limit := arrowsparse.IndexMax(to)
+		buf := make([]int64, min(n, chunk))
 		for i := int64(0); i < n; i += chunk {
 			m := min(chunk, n-i)
 			rd.read(b.Bytes(), i, buf[:m])
+			for _, x := range buf[:m] {
+				if x > limit && bad == nil {
+					bad = core.Errorf(arrowsparse.ErrUnsupportedType, "csf: index %d does not fit index type %s", x, to)
+				}
+			}
 			wr.write(out.Bytes(), i, buf[:m])
 		}
 		return out
@@ -260,5 +270,9 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 		return c, nil
 	}
 	c.Release()
+	if bad != nil {
+		d.Release()
+		return nil, bad
+	}
 	return d, nil
 }

@@ -328,3 +328,42 @@ func TestGCSNamesMustBeUTF8(t *testing.T) {
 	_, err = ipc.WriteTensor(io.Discard, c)
 	require.NoError(t, err)
 }
+
+// An index type needs to hold only the indices a message stores: int8
+// coordinates, all in range, are legal in a dimension longer than 127
+// (Arrow C++ reads such a message), for COO, CSR and CSF alike.
+func TestNarrowIndexTypesAreLegal(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{2, 300}, []int8{0, 5, 1, 100}, coo.RowMajor, []float64{1, 2})
+	require.NoError(t, err)
+	defer x.Release()
+	wide, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	defer wide.Release()
+	m, err := wide.WithIndexTypes(mem, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8)
+	require.NoError(t, err)
+	defer m.Release()
+	require.Equal(t, arrow.PrimitiveTypes.Int8, m.IndexType())
+	x3, err := coo.FromSlices(mem, []int64{2, 300, 400}, []int8{0, 5, 7, 1, 100, 3}, coo.RowMajor, []float64{1, 2})
+	require.NoError(t, err)
+	defer x3.Release()
+	wc, err := csf.FromCOO(mem, x3, csf.ConvertOptions{AxisOrder: []int{0, 1, 2}})
+	require.NoError(t, err)
+	defer wc.Release()
+	c, err := wc.WithIndexTypes(mem, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8)
+	require.NoError(t, err)
+	defer c.Release()
+	for _, tt := range []arrowsparse.Tensor{x, m, c} {
+		var buf bytes.Buffer
+		_, err := ipc.WriteTensor(&buf, tt)
+		require.NoError(t, err, "%s", tt.Format())
+		back, err := ipc.ParseMessage(buf.Bytes())
+		require.NoError(t, err, "%s", tt.Format())
+		want, err := arrowsparse.AppendValues[float64](nil, tt)
+		require.NoError(t, err)
+		got, err := arrowsparse.AppendValues[float64](nil, back.Tensor)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		back.Release()
+	}
+}
