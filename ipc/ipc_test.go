@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,6 +20,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/ipc"
+	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -366,4 +368,64 @@ func TestNarrowIndexTypesAreLegal(t *testing.T) {
 		assert.Equal(t, want, got)
 		back.Release()
 	}
+}
+
+// A C++-written message whose data buffer length is not a whole number of
+// values (159 where 19 float64 values need 152 and the padding makes 160)
+// is legal, since the buffer still holds every value; the tensor it gives
+// must be safe in every later operation.
+func TestOddBufferLengthMessage(t *testing.T) {
+	mem := testutil.Checked(t)
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "cpp-corpus", "*-csf-*.arrow"))
+	require.NoError(t, err)
+	tried := 0
+	for _, p := range files {
+		raw, err := os.ReadFile(p)
+		require.NoError(t, err)
+		f, err := wire.Parse(raw)
+		require.NoError(t, err)
+		st := f.Message.SparseTensor
+		w := int64(arrowsparse.ByteWidth(st.Type))
+		last := st.Index.(*wire.CSFIndex)
+		_ = last
+		want, err := ipc.ParseMessage(raw)
+		require.NoError(t, err)
+		need := want.Tensor.NNZ() * w
+		if st.Data.Length <= need || w == 1 {
+			want.Release()
+			continue
+		}
+		st.Data.Length = need + w - 1 // not a whole number of values
+		meta, err := wire.EncodeMetadata(f.Message)
+		require.NoError(t, err)
+		msg, err := wire.AppendFrame(nil, meta, 8)
+		require.NoError(t, err)
+		msg = append(msg, f.Body...)
+		m, err := ipc.ParseMessage(msg, ipc.WithAllocator(mem))
+		require.NoError(t, err, p)
+		c := m.Tensor.(*csf.Tensor)
+		gotD, err := c.ToDense(mem)
+		require.NoError(t, err)
+		wantD, err := want.Tensor.ToDense(mem)
+		require.NoError(t, err)
+		g, err := arrowsparse.AppendValues[float64](nil, gotD)
+		require.NoError(t, err)
+		wv, err := arrowsparse.AppendValues[float64](nil, wantD)
+		require.NoError(t, err)
+		assert.Equal(t, wv, g, p)
+		gotD.Release()
+		wantD.Release()
+		order := c.AxisOrder()
+		slices.Reverse(order)
+		r, err := c.WithAxisOrder(mem, order...)
+		require.NoError(t, err)
+		r.Release()
+		x, err := c.ToCOO(mem, csf.ConvertOptions{})
+		require.NoError(t, err)
+		x.Release()
+		m.Release()
+		want.Release()
+		tried++
+	}
+	require.Greater(t, tried, 0, "the corpus has CSF messages with padded values")
 }
