@@ -155,6 +155,7 @@ class Column:
             else:
                 self.flat[k] = prim_view(values, dt)
                 self.child_nulls[k] = null_mask(values)
+        self.fixed = meta.fixed_shape
         self.shapes: Optional[np.ndarray] = None
         self.shape_nulls: Optional[np.ndarray] = None
         if meta.varying:
@@ -170,32 +171,219 @@ class Column:
     def is_valid(self, r: int) -> bool:
         return self.valid is None or bool(self.valid[r])
 
-    def row(self, r: int) -> Optional[Row]:
-        if not self.is_valid(r):
+    def row(self, r: int, checked: bool = False) -> Optional[Row]:
+        """Row r as views (None when null). ``checked``: the column's
+        :meth:`check` has passed, so the structural checks are skipped."""
+        if self.valid is not None and not self.valid[r]:
             return None
         where = f"row {r}"
         arrays = {}
         for k, off in self.offsets.items():
-            ln = self.list_nulls[k]
-            if ln is not None and ln[r]:
-                raise ArrowSparseError(f"{self.name} {where}: list {k} is null in a non-null row")
             s, e = int(off[r]), int(off[r + 1])
-            flat = self.flat[k]
-            if not 0 <= s <= e <= flat.shape[0]:
-                raise ArrowSparseError(f"{self.name} {where}: list {k} has offsets {s}..{e}, "
-                                       f"outside its {flat.shape[0]} elements")
-            cn = self.child_nulls[k]
-            if cn is not None and cn[s:e].any():
-                raise ArrowSparseError(f"{self.name} {where}: list {k} holds nulls")
-            arrays[k] = flat[s:e]
+            if not checked:
+                ln = self.list_nulls[k]
+                if ln is not None and ln[r]:
+                    raise ArrowSparseError(f"{self.name} {where}: list {k} is null in a non-null row")
+                if not 0 <= s <= e <= self.flat[k].shape[0]:
+                    raise ArrowSparseError(f"{self.name} {where}: list {k} has offsets {s}..{e}, "
+                                           f"outside its {self.flat[k].shape[0]} elements")
+                cn = self.child_nulls[k]
+                if cn is not None and cn[s:e].any():
+                    raise ArrowSparseError(f"{self.name} {where}: list {k} holds nulls")
+            arrays[k] = self.flat[k][s:e]
         if self.shapes is not None:
-            if self.shape_nulls is not None and self.shape_nulls[r]:
+            if not checked and self.shape_nulls is not None and self.shape_nulls[r]:
                 raise ArrowSparseError(f"{self.name} {where}: the shape of a non-null row is null")
             shape = tuple(int(x) for x in self.shapes[r])
+            if not checked:
+                check_row_shape(self.meta, shape, f"{where} shape")
         else:
-            shape = self.meta.fixed_shape  # type: ignore[assignment]
-        check_row_shape(self.meta, shape, f"{where} shape")
+            shape = self.fixed  # checked when the type was made
         return Row(self.meta, shape, arrays, where)
+
+    # -- the checks of every row at once --
+
+    def _fail(self, bad: np.ndarray, full: bool) -> None:
+        """Raises the per-row error of the first row flagged in bad."""
+        rows = np.flatnonzero(bad)
+        if rows.size == 0:
+            return
+        r = int(rows[0])
+        row = self.row(r)
+        if row is not None:
+            check_row(row, full=full)
+        raise ArrowSparseError(f"{self.name} row {r}: breaks a rule of the format")  # not reached
+
+    def lengths(self, k: str) -> np.ndarray:
+        return np.diff(self.offsets[k].astype(np.int64))
+
+    def row_shapes(self) -> np.ndarray:
+        """(n, ndim) int64 shapes (zeros for null rows of a varying shape)."""
+        if self.shapes is None:
+            return np.broadcast_to(np.array(self.fixed, dtype=np.int64), (self.n, self.meta.ndim))
+        return self.shapes
+
+    def _chunks(self, k: str, limit: int = C.CHUNK * 4) -> Any:
+        """Row ranges [r0, r1) whose entries in list k span at most about
+        limit elements."""
+        off = self.offsets[k]
+        r0 = 0
+        while r0 < self.n:
+            target = int(off[r0]) + limit
+            r1 = int(np.searchsorted(off, target, side="right")) - 1
+            r1 = min(max(r1, r0 + 1), self.n)
+            yield r0, r1
+            r0 = r1
+
+    def check(self, full: bool = True) -> None:
+        """Every row's checks (Row/check_row), vectorised over the column;
+        the first failing row raises the per-row error."""
+        n, meta = self.n, self.meta
+        if n == 0:
+            return
+        v = np.ones(n, dtype=bool) if self.valid is None else self.valid
+        for k, off in self.offsets.items():
+            ln = self.list_nulls[k]
+            if ln is not None:
+                self._fail(ln & v, full)
+            size = self.flat[k].shape[0]
+            o = off.astype(np.int64)
+            self._fail(((o[1:] < o[:-1]) | (o[:-1] < 0) | (o[1:] > size)) & v, full)
+            if (o[1:] < o[:-1]).any():
+                # Arrow requires monotone offsets even across null rows.
+                raise ArrowSparseError(f"{self.name}: the offsets of list {k} decrease")
+            cn = self.child_nulls[k]
+            if cn is not None:
+                cs = np.concatenate([[0], np.cumsum(cn, dtype=np.int64)])
+                self._fail((cs[o[1:]] - cs[o[:-1]] > 0) & v, full)
+        if self.shapes is not None:
+            if self.shape_nulls is not None:
+                self._fail(self.shape_nulls & v, full)
+            sh = self.shapes
+            bad = (sh < 0).any(axis=1)
+            for i, d in enumerate(meta.shape):
+                if d is not None:
+                    bad |= sh[:, i] != d
+            if meta.format in ("CSR", "CSC", "GCS"):
+                bad |= (sh == np.iinfo(np.int64).max).any(axis=1)
+                if meta.format == "GCS":
+                    big = np.log2(np.maximum(sh, 1).astype(np.float64)).sum(axis=1) > 61
+                    for r in np.flatnonzero(big & v):
+                        check_row_shape(meta, tuple(int(x) for x in sh[r]), f"row {int(r)} shape")
+            self._fail(bad & v, full)
+        S = self.row_shapes()
+        L = {k: self.lengths(k) for k in self.offsets}
+        fmt = meta.format
+        if fmt == "COO":
+            self._fail((L["indices"] != L["values"]) & v, full)
+        elif fmt in ("CSR", "CSC", "GCS"):
+            lanes, minor = self._lanes(S)
+            self._fail(((L["pointers_to_1"] != lanes + 1) | (L["indices_1"] != L["values"])) & v, full)
+            self._check_ends("pointers_to_1", "indices_1", L, v, full)
+        else:
+            nd = meta.ndim
+            bad = L[f"indices_{nd - 1}"] != L["values"]
+            for lv in range(1, nd):
+                bad |= L[f"pointers_to_{lv}"] != L[f"indices_{lv - 1}"] + 1
+            self._fail(bad & v, full)
+            for lv in range(1, nd):
+                self._check_ends(f"pointers_to_{lv}", f"indices_{lv}", L, v, full)
+        if not full:
+            return
+        if fmt == "COO":
+            self._check_coo(S, v)
+        elif fmt in ("CSR", "CSC", "GCS"):
+            self._check_csx(S, v)
+        else:
+            for r in np.flatnonzero(v):
+                row = self.row(int(r), checked=True)
+                assert row is not None
+                check_row(row, full=True)
+
+    def _lanes(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        meta = self.meta
+        if meta.format == "CSR":
+            return S[:, 0], S[:, 1]
+        if meta.format == "CSC":
+            return S[:, 1], S[:, 0]
+        assert meta.dimensions is not None and meta.partitioning is not None
+        p = meta.partitioning
+        rows = np.prod(S[:, list(meta.dimensions[:p])], axis=1, dtype=np.int64)
+        cols = np.prod(S[:, list(meta.dimensions[p:])], axis=1, dtype=np.int64)
+        return (rows, cols) if meta.compressed_axis == "row" else (cols, rows)
+
+    def _check_ends(self, pk: str, ik: str, L: dict[str, np.ndarray], v: np.ndarray, full: bool) -> None:
+        """Every valid row's pointers start at 0 and end at the length of ik."""
+        off = self.offsets[pk].astype(np.int64)
+        has = v & (L[pk] > 0)
+        p = self.flat[pk]
+        first = np.zeros(self.n, dtype=np.int64)
+        last = np.zeros(self.n, dtype=np.int64)
+        first[has] = p[off[:-1][has]]
+        last[has] = p[off[1:][has] - 1]
+        self._fail(has & ((first != 0) | (last != L[ik])), full)
+
+    def _entry_rows(self, k: str, r0: int, r1: int) -> tuple[np.ndarray, int, int]:
+        off = self.offsets[k]
+        s, e = int(off[r0]), int(off[r1])
+        rid = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(off[r0:r1 + 1].astype(np.int64)))
+        return rid, s, e
+
+    def _check_coo(self, S: np.ndarray, v: np.ndarray) -> None:
+        nd = self.meta.ndim
+        for r0, r1 in self._chunks("indices"):
+            rid, s, e = self._entry_rows("indices", r0, r1)
+            if e == s:
+                continue
+            coords = self.flat["indices"][s:e]
+            ok = v[rid]
+            dims = S[rid] if self.shapes is not None else S[0]
+            bad_entry = ((coords < 0) | (coords >= dims)).any(axis=1) & ok
+            if bad_entry.any():
+                self._fail(np.isin(np.arange(self.n), rid[bad_entry]), True)
+            if self.meta.canonical and coords.shape[0] > 1:
+                a, b = coords[:-1], coords[1:]
+                undecided = np.ones(a.shape[0], dtype=bool)
+                worse = np.zeros(a.shape[0], dtype=bool)
+                for j in range(nd):
+                    worse |= undecided & (b[:, j] < a[:, j])
+                    undecided &= b[:, j] == a[:, j]
+                bad_pair = (worse | undecided) & (rid[1:] == rid[:-1]) & ok[1:]
+                if bad_pair.any():
+                    self._fail(np.isin(np.arange(self.n), rid[1:][bad_pair]), True)
+
+    def _check_csx(self, S: np.ndarray, v: np.ndarray) -> None:
+        lanes, minor = self._lanes(S)
+        for r0, r1 in self._chunks("indices_1"):
+            # pointers never decrease within a row
+            prid, ps, pe = self._entry_rows("pointers_to_1", r0, r1)
+            p = self.flat["pointers_to_1"][ps:pe].astype(np.int64)
+            if p.shape[0] > 1:
+                dec = (p[1:] < p[:-1]) & (prid[1:] == prid[:-1]) & v[prid[1:]]
+                if dec.any():
+                    self._fail(np.isin(np.arange(self.n), prid[1:][dec]), True)
+            rid, s, e = self._entry_rows("indices_1", r0, r1)
+            if e == s:
+                continue
+            idx = self.flat["indices_1"][s:e]
+            ok = v[rid]
+            hi = minor[rid] if self.shapes is not None else minor[0]
+            bad = ((idx < 0) | (idx >= hi)) & ok
+            if bad.any():
+                self._fail(np.isin(np.arange(self.n), rid[bad]), True)
+            if self.meta.canonical and idx.shape[0] > 1:
+                starts = np.zeros(e - s, dtype=bool)
+                # lane starts: the row's index offset plus each pointer but the last
+                not_last = np.ones(p.shape[0], dtype=bool)
+                ends = np.cumsum(np.diff(self.offsets["pointers_to_1"][r0:r1 + 1].astype(np.int64)))
+                not_last[ends[ends > 0] - 1] = False
+                use = not_last & v[prid]
+                pos = self.offsets["indices_1"][prid[use]].astype(np.int64) + p[use] - s
+                pos = pos[(pos >= 0) & (pos < e - s)]
+                starts[pos] = True
+                bad_pair = (idx[1:] <= idx[:-1]) & ~starts[1:] & (rid[1:] == rid[:-1]) & ok[1:]
+                if bad_pair.any():
+                    self._fail(np.isin(np.arange(self.n), rid[1:][bad_pair]), True)
 
 
 # -- checks --------------------------------------------------------------------

@@ -506,21 +506,21 @@ class SparseTensorArray(pa.ExtensionArray):
         return R.Column(self.type.meta, self.storage)
 
     def rows(self, trusted: bool = False) -> list[Optional[R.Row]]:
+        """Every row as numpy views (None for null rows), after checking
+        the column (vectorised; see :meth:`validate`)."""
         col = self._column()
-        out = []
-        for r in range(len(self)):
-            row = col.row(r)
-            if row is not None:
-                R.check_row(row, full=not trusted)
-            out.append(row)
-        return out
+        col.check(full=not trusted)
+        return [col.row(r, checked=True) for r in range(len(self))]
 
     def validate(self, *, full: bool = False) -> None:  # type: ignore[override]
         """pyarrow's validation of the storage, then the rules of SPARSE.md
-        2.5 for every row: with ``full`` every index is read (O(nnz)),
-        otherwise only the checks that keep readers inside the buffers."""
+        2.5 for every row, vectorised over the column: with ``full`` every
+        index is read (O(nnz): ranges, pointer order, the canonical claim),
+        otherwise only the O(rows) checks that keep readers inside the
+        buffers (list lengths, pointer ends, nulls, shapes). pyarrow calls
+        ``validate()`` when it wraps a storage (``from_storage``)."""
         super().validate(full=full)
-        self.rows(trusted=not full)
+        self._column().check(full=full)
 
     def to_scipy(self, *, matrix: bool = False, trusted: bool = False) -> list[Any]:
         """Every row as scipy.sparse (see :meth:`SparseTensorScalar.to_scipy`)."""
