@@ -101,9 +101,8 @@ def _source(obj: Any, where: str) -> _Src:
                         dimensions=axes + rest, partitioning=len(axes))
         if not isinstance(obj, sparse.COO):
             obj = obj.asformat("coo")
-        canonical = True if (obj.sorted and not obj.has_duplicates) else None
         return _Src("COO", tuple(obj.shape), np.asarray(obj.data),
-                    {"indices": np.asarray(obj.coords).T}, canonical=canonical)
+                    {"indices": np.asarray(obj.coords).T})
     raise TypeError(f"{where}: cannot take a {type(obj).__module__}.{type(obj).__name__}: want a "
                     "scipy.sparse matrix or array, a pydata sparse.COO or GCXS, a pyarrow sparse "
                     "tensor, a pyarrow.Tensor, a numpy.ndarray or None")
@@ -131,36 +130,6 @@ def _coo_of(src: _Src, where: str) -> tuple[np.ndarray, np.ndarray, bool]:
     return R.to_coo(src.as_row(where))
 
 
-def _sum_sorted(keys: list[np.ndarray], values: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    """Sorts entries by keys (first key most significant) and sums
-    duplicates in the value type."""
-    n = values.shape[0]
-    if n == 0:
-        return keys, values
-    order = np.lexsort(tuple(reversed(keys)))
-    keys = [k[order] for k in keys]
-    values = values[order]
-    new = np.zeros(n, dtype=bool)
-    new[0] = True
-    for k in keys:
-        new[1:] |= k[1:] != k[:-1]
-    if new.all():
-        return keys, values
-    starts = np.flatnonzero(new)
-    with np.errstate(over="ignore"):
-        summed = np.add.reduceat(values, starts)
-    return [k[starts] for k in keys], summed.astype(values.dtype, copy=False)
-
-
-def _compress(major: np.ndarray, minor: np.ndarray, values: np.ndarray, lanes: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    (major, minor), values = _sum_sorted([major, minor], values)
-    ptr = np.zeros(lanes + 1, dtype=np.int64)
-    if major.size:
-        np.cumsum(np.bincount(major, minlength=lanes), out=ptr[1:])
-    return ptr, minor, values
-
-
 def _to_format(src: _Src, meta: SparseMeta, shape: tuple[int, ...], where: str
                ) -> tuple[dict[str, np.ndarray], Optional[bool]]:
     """The row's arrays in the target format (source dtypes or int64), and
@@ -180,7 +149,7 @@ def _to_format(src: _Src, meta: SparseMeta, shape: tuple[int, ...], where: str
     coords = coords.astype(np.int64, copy=False)
     if fmt in ("CSR", "CSC"):
         axis = 0 if fmt == "CSR" else 1
-        ptr, idx, vals = _compress(coords[:, axis], coords[:, 1 - axis], values, shape[axis])
+        ptr, idx, vals = R.compress(coords[:, axis], coords[:, 1 - axis], values, shape[axis])
         return {"pointers_to_1": ptr, "indices_1": idx, "values": vals}, True
     if fmt == "GCS":
         assert meta.dimensions is not None and meta.partitioning is not None
@@ -194,15 +163,15 @@ def _to_format(src: _Src, meta: SparseMeta, shape: tuple[int, ...], where: str
                                                 tuple(shape[g] for g in group)).astype(np.int64))
         rows, cols = meta.reduced_shape(shape)
         if meta.compressed_axis == "row":
-            ptr, idx, vals = _compress(lin[0], lin[1], values, rows)
+            ptr, idx, vals = R.compress(lin[0], lin[1], values, rows)
         else:
-            ptr, idx, vals = _compress(lin[1], lin[0], values, cols)
+            ptr, idx, vals = R.compress(lin[1], lin[0], values, cols)
         return {"pointers_to_1": ptr, "indices_1": idx, "values": vals}, True
     # CSF from COO: sort by the levels' dimensions, sum duplicates, build levels.
     assert meta.axis_order is not None
     nd = len(shape)
     keys = [coords[:, a] for a in meta.axis_order]
-    keys, vals = _sum_sorted(keys, values)
+    keys, vals = R.sum_sorted(keys, values)
     n = vals.shape[0]
     out: dict[str, np.ndarray] = {}
     starts_prev = np.zeros(n, dtype=bool)

@@ -497,6 +497,38 @@ def check_row(row: Row, full: bool = True) -> None:
 # -- conversions ---------------------------------------------------------------
 
 
+def sum_sorted(keys: list[np.ndarray], values: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Sorts entries by keys (first key most significant) and sums
+    duplicates in the value type."""
+    n = values.shape[0]
+    if n == 0:
+        return keys, values
+    order = np.lexsort(tuple(reversed(keys)))
+    keys = [k[order] for k in keys]
+    values = values[order]
+    new = np.zeros(n, dtype=bool)
+    new[0] = True
+    for k in keys:
+        new[1:] |= k[1:] != k[:-1]
+    if new.all():
+        return keys, values
+    starts = np.flatnonzero(new)
+    with np.errstate(over="ignore"):
+        summed = np.add.reduceat(values, starts)
+    return [k[starts] for k in keys], summed.astype(values.dtype, copy=False)
+
+
+def compress(major: np.ndarray, minor: np.ndarray, values: np.ndarray, lanes: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    (major, minor), values = sum_sorted([major, minor], values)
+    ptr = np.zeros(lanes + 1, dtype=np.int64)
+    if major.size:
+        np.cumsum(np.bincount(major, minlength=lanes), out=ptr[1:])
+    return ptr, minor, values
+
+
+
+
 def _repeat_lanes(ptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr.astype(np.int64)))
 
@@ -588,19 +620,28 @@ def to_scipy(row: Row, matrix: bool = False) -> Any:
         got = _gcs_as_matrix(row)
         if got is not None:
             kind, ptr, idx = got
+    values = row.values
+    if values.dtype == np.float16:  # scipy.sparse has no float16
+        values = values.astype(np.float32)
     if kind is not None:
         cls = {("csr", False): sps.csr_array, ("csr", True): sps.csr_matrix,
                ("csc", False): sps.csc_array, ("csc", True): sps.csc_matrix}[(kind, matrix)]
-        out = cls((row.values, idx, ptr), shape=row.shape, copy=False)
+        out = cls((values, idx, ptr), shape=row.shape, copy=False)
         if m.canonical:
             out.has_canonical_format = True
         return out
-    coords, values, canonical = to_coo(row)
+    coords, _, canonical = to_coo(row)
     cls = sps.coo_matrix if matrix else sps.coo_array
     out = cls((values, tuple(coords[:, k] for k in range(nd))), shape=row.shape, copy=False)
     if canonical or row.known_canonical:
         out.has_canonical_format = True
     return out
+
+
+def _pydata_index(a: np.ndarray) -> np.ndarray:
+    """GCXS index arrays: int32 and int64 as they are, narrower or unsigned
+    types copied to int64 (pydata's numba kernels compile per dtype)."""
+    return a if a.dtype in (np.dtype("<i4"), np.dtype("<i8")) else a.astype(np.int64)
 
 
 def _pydata_coords(coords: np.ndarray) -> np.ndarray:
@@ -623,14 +664,19 @@ def to_pydata(row: Row) -> Any:
             if m.compressed_axis == "column":  # the CSC of M is the CSR of M^T
                 dims, p = dims[p:] + dims[:p], m.ndim - p
             rest = dims[p:]
-            ok = 1 <= p < m.ndim and rest == sorted(rest)
+            # GCXS: sorted compressed axes, then the other axes in order
+            ok = 1 <= p < m.ndim and rest == sorted(rest) and dims[:p] == sorted(dims[:p])
             axes = tuple(dims[:p])
         else:
             ok, axes = True, ((0,) if m.format == "CSR" else (1,))
+        values = row.values
+        if values.dtype == np.float16:  # GCXS's numba kernels have no float16
+            values = values.astype(np.float32)
         if ok:
-            return sparse.GCXS((row.values, a["indices_1"], a["pointers_to_1"]), shape=row.shape,
+            return sparse.GCXS((values, _pydata_index(a["indices_1"]),
+                                _pydata_index(a["pointers_to_1"])), shape=row.shape,
                                compressed_axes=axes)
-        coords, values, canonical = to_coo(row)
+        coords, _, canonical = to_coo(row)
         coo = sparse.COO(coords.T, values, shape=row.shape, has_duplicates=not canonical,
                          sorted=canonical)
         return sparse.GCXS.from_coo(coo)
@@ -650,7 +696,17 @@ def to_pyarrow(row: Row) -> Any:
     names = list(m.dim_names) if m.dim_names else None
     shape = tuple(row.shape)
     i64 = np.int64
-    if m.format in ("CSR", "CSC") or (m.format == "GCS" and _gcs_as_matrix(row) is not None):
+    if m.format in ("CSR", "CSC") and not m.canonical and \
+            _strictly_increasing_within(a["indices_1"], a["pointers_to_1"][:-1]) >= 0:
+        # possibly duplicates, which Arrow C++ would not sum: via COO (a copy)
+        coords, values, _ = to_coo(row)
+        axis = 0 if m.format == "CSR" else 1
+        ptr, idx, vals = compress(coords[:, axis], coords[:, 1 - axis], values, shape[axis])
+        cls = pa.SparseCSRMatrix if axis == 0 else pa.SparseCSCMatrix
+        return cls.from_numpy(vals, ptr, idx, shape=shape, dim_names=names)
+    gcs_matrix = m.format == "GCS" and _gcs_as_matrix(row) is not None and (
+        m.canonical or _strictly_increasing_within(a["indices_1"], a["pointers_to_1"][:-1]) < 0)
+    if m.format in ("CSR", "CSC") or gcs_matrix:
         if m.format == "GCS":
             kind, ptr, idx = _gcs_as_matrix(row)  # type: ignore[misc]
         else:
@@ -664,5 +720,11 @@ def to_pyarrow(row: Row) -> Any:
             row.values, [np.ascontiguousarray(a[f"pointers_to_{lv}"], dtype=i64) for lv in range(1, nd)],
             [np.ascontiguousarray(a[f"indices_{lv}"], dtype=i64) for lv in range(nd)],
             shape=shape, axis_order=list(m.axis_order or ()), dim_names=names)
-    coords, values, _ = to_coo(row)
+    coords, values, canonical = to_coo(row)
+    if not canonical and not C.coo_is_canonical(coords):
+        # Arrow C++ does not sum duplicates when it densifies: hand over the
+        # canonical form (a copy).
+        keys, values = sum_sorted([coords[:, k].astype(np.int64) for k in range(coords.shape[1])],
+                                  values)
+        coords = np.stack(keys, axis=1) if keys else coords
     return pa.SparseCOOTensor.from_numpy(values, _int64_rows(coords), shape=shape, dim_names=names)
