@@ -279,12 +279,6 @@ def _prim(a: np.ndarray, t: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(t, a.shape[0], [None, pa.py_buffer(a)])
 
 
-def _list_array(child: pa.Array, offsets: np.ndarray, large: bool, mask: Optional[np.ndarray]) -> pa.Array:
-    typ = pa.large_list(child.type) if large else pa.list_(child.type)
-    return pa.Array.from_buffers(typ, offsets.shape[0] - 1, [None, pa.py_buffer(offsets)],
-                                 children=[child])
-
-
 def _offsets(lengths: np.ndarray, large: bool) -> np.ndarray:
     off = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths, out=off[1:])
@@ -528,6 +522,7 @@ def _assemble(typ: SparseTensorType, rows: list[Optional[dict[str, np.ndarray]]]
     nulls = np.array([r is None for r in rows], dtype=bool)
     children = []
     st = typ.storage_type
+    shared: dict[tuple[bytes, bool], pa.Buffer] = {}  # equal offsets share one buffer (3.1)
     for f in st:
         if f.name == "shape":
             flat = np.zeros((n, meta.ndim), dtype=np.int64)
@@ -555,7 +550,12 @@ def _assemble(typ: SparseTensorType, rows: list[Optional[dict[str, np.ndarray]]]
         else:
             flat = np.concatenate(parts) if parts else np.empty(0, dt)
             child = _prim(flat.astype(dt, copy=False), PA_TYPES[meta.data_types[k]])
-        children.append(_list_array(child, _offsets(lengths, k in meta.large), k in meta.large, None))
+        large = k in meta.large
+        off = _offsets(lengths, large)
+        key = (off.tobytes(), large)
+        buf = shared.setdefault(key, pa.py_buffer(off))
+        typ_k = pa.large_list(child.type) if large else pa.list_(child.type)
+        children.append(pa.Array.from_buffers(typ_k, n, [None, buf], children=[child]))
     storage = pa.StructArray.from_arrays(children, fields=list(st),
                                          mask=pa.array(nulls) if nulls.any() else None)
     out = pa.ExtensionArray.from_storage(typ, storage)

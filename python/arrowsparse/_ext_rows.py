@@ -24,7 +24,9 @@ def prim_view(a: pa.Array, dtype: np.dtype) -> np.ndarray:
     bufs = a.buffers()
     if n == 0 or bufs[1] is None:
         return np.empty(0, dtype=dtype)
-    return np.frombuffer(bufs[1], dtype=dtype, count=n, offset=a.offset * dtype.itemsize)
+    v = np.frombuffer(bufs[1], dtype=dtype, count=n, offset=a.offset * dtype.itemsize)
+    v.flags.writeable = False  # Arrow buffers are immutable
+    return v
 
 
 def fsl_view(a: pa.Array, dtype: np.dtype) -> np.ndarray:
@@ -42,7 +44,9 @@ def offsets_view(a: pa.Array) -> np.ndarray:
     bufs = a.buffers()
     if bufs[1] is None:
         return np.zeros(len(a) + 1, dtype=dt)
-    return np.frombuffer(bufs[1], dtype=dt, count=len(a) + 1, offset=a.offset * dt.itemsize)
+    v = np.frombuffer(bufs[1], dtype=dt, count=len(a) + 1, offset=a.offset * dt.itemsize)
+    v.flags.writeable = False
+    return v
 
 
 def null_mask(a: pa.Array) -> Optional[np.ndarray]:
