@@ -563,6 +563,17 @@ def _assemble(typ: SparseTensorType, rows: list[Optional[dict[str, np.ndarray]]]
     return out
 
 
+def one_chunk(col: pa.ChunkedArray) -> pa.Array:
+    """The column as one array (a concatenating copy for several chunks)."""
+    if col.num_chunks == 1:
+        return col.chunk(0)
+    if col.num_chunks == 0:
+        t = col.type
+        storage = pa.array([], type=t.storage_type) if isinstance(t, pa.BaseExtensionType) else None
+        return pa.ExtensionArray.from_storage(t, storage) if storage is not None else pa.array([], type=t)
+    return pa.concat_arrays(col.chunks)
+
+
 # -- sparse vectors <-> one CSR matrix -----------------------------------------------
 
 
@@ -672,7 +683,7 @@ def vectors_to_csr(col: Any, *, matrix: bool = False, trusted: bool = False,
     import scipy.sparse as sps
 
     if isinstance(col, pa.ChunkedArray):
-        col = col.chunk(0) if col.num_chunks == 1 else pa.concat_arrays(col.chunks)
+        col = one_chunk(col)
     if not isinstance(col, SparseTensorArray) or col.type.format != "COO" or col.type.ndim != 1:
         raise ArrowSparseError("vectors_to_csr takes a column of sparse vectors (arrowsparse.coo "
                                f"with ndim 1), not {getattr(col, 'type', type(col))!r}")

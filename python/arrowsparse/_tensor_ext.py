@@ -85,7 +85,9 @@ def fixed_shape_tensor_to_numpy(arr: ArrayLike) -> np.ndarray:
         For another type, a bool value type, or nulls inside the tensors.
     """
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.chunk(0) if arr.num_chunks == 1 else pa.concat_arrays(arr.chunks)
+        from ._ext_build import one_chunk
+
+        arr = one_chunk(arr)
     t = arr.type
     if not isinstance(t, pa.BaseExtensionType) or t.extension_name != FIXED:
         raise ArrowSparseError(f"fixed_shape_tensor_to_numpy takes an {FIXED} column, not {t}")
