@@ -158,3 +158,21 @@ def test_ipc_memory_map_is_zero_copy(tmp_path: Any) -> None:
     for v in a.values():
         assert v.size == 0 or lo <= v.ctypes.data < hi
     check_column(got, refs)
+
+
+def test_example_script(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    col, _ = COLUMNS["csr_fixed"]
+    table = pa.table({"id": np.arange(4), "matrix": col})
+    arrow, parquet = tmp_path / "t.arrow", tmp_path / "t.parquet"
+    with pa.OSFile(str(arrow), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table)
+    pq.write_table(table, parquet)
+    script = Path(__file__).resolve().parents[1] / "examples" / "read_go_tensors.py"
+    out = subprocess.run([sys.executable, str(script), str(arrow), str(parquet)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.count("matrix: CSRType(float, shape=[3, 4], index_type=int16, canonical=True), 4 rows") == 2
+    assert out.count("csr_array (3, 4)") == 4 and out.count("<arrowsparse.csr null>") == 2
