@@ -446,8 +446,10 @@ class SparseTensorScalar(pa.ExtensionScalar):
         ``*_matrix`` with ``matrix=True``) of a 1-d or 2-d row. CSR, CSC and
         2-d GCS rows whose reduction is the matrix or its transpose share
         their arrays with the column (scipy casts index arrays other than
-        int32/int64, or of two different types, to one type: a copy); other
-        formats are expanded to COO (a copy)."""
+        int32/int64, or of two different types, to one type: a copy); COO
+        rows give scipy strided views of their coordinate block; other
+        formats are expanded to COO (a copy). float16 values become float32
+        (scipy.sparse has no float16). The arrays are read-only."""
         row = self._row(trusted)
         return None if row is None else R.to_scipy(row, matrix)
 
@@ -455,14 +457,19 @@ class SparseTensorScalar(pa.ExtensionScalar):
         """A pydata ``sparse.COO`` (COO, CSF) or ``sparse.GCXS`` (CSR, CSC,
         GCS). COO rows that are canonical share values and int32/int64
         coordinates with the column; CSR/CSC and GCS rows that GCXS can
-        express share all three arrays."""
+        express share all three arrays (index types other than int32/int64
+        are copied to int64 and float16 values to float32, which pydata's
+        numba kernels lack); other rows are converted."""
         row = self._row(trusted)
         return None if row is None else R.to_pydata(row)
 
     def to_pyarrow(self, *, trusted: bool = False) -> Any:
         """A ``pa.SparseCOOTensor``, ``SparseCSRMatrix``, ``SparseCSCMatrix``
-        or ``SparseCSFTensor``. pyarrow takes only int64 indices: other index
-        types are copied; values are shared."""
+        or ``SparseCSFTensor`` (GCS rows: the CSR/CSC matrix when 2-d and
+        the reduction is the matrix or its transpose, else COO). pyarrow
+        takes only int64 indices: other index types are copied; values are
+        shared. Rows that may hold duplicates are handed over in canonical
+        form (a copy), since Arrow C++ does not sum duplicates."""
         row = self._row(trusted)
         return None if row is None else R.to_pyarrow(row)
 
