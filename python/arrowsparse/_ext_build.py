@@ -407,7 +407,7 @@ def from_sparse(objs: Iterable[Any], format: str = "coo", *, type: Optional[Spar
             rows.append(None)
             shapes.append(None)
             continue
-        for k, (d, m) in enumerate(zip(s.shape, meta.shape)):
+        for d, m in zip(s.shape, meta.shape):
             if m is not None and d != m:
                 raise ArrowSparseError(f"{name}: {where(i)} has shape {list(s.shape)}, but the "
                                        f"type's shape is {list(meta.shape)}")

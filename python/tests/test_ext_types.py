@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import pickle
-from pathlib import Path
 from typing import Any
 
 import numpy as np
