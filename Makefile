@@ -41,7 +41,7 @@ bench:
 
 # The Python package (python/): regenerate its flatbuffers bindings with
 # flatc --python and require no diff; run its tests against an install into
-# .venv; run its read benchmark.
+# .venv; run its benchmarks (message read, sparse vectors <-> CSR).
 python-generate-check:
 	@echo "== flatc --python reproduces python/arrowsparse/_flatbuf"
 	@interop/ensure-flatc.sh
@@ -57,3 +57,4 @@ python-test:
 python-bench:
 	python/setup_venv.sh
 	.venv/bin/python python/benchmarks/bench_read.py
+	.venv/bin/python python/benchmarks/bench_vectors.py

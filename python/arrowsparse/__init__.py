@@ -35,6 +35,30 @@ only C-contiguous int64 indices, so index arrays of other integer types and
 column-major COO coordinates are converted (copied); int64 row-major
 indices are not.
 
+Extension types
+---------------
+COOType, CSRType, CSCType, CSFType, GCSType
+    pyarrow extension types ``arrowsparse.coo`` … ``arrowsparse.gcs``
+    (arrowext/SPARSE.md): one sparse tensor per row of a column, storage a
+    struct of lists named after the binsparse arrays. ``import arrowsparse``
+    registers them with pyarrow (:func:`register`, idempotent;
+    :func:`unregister` undoes it), so IPC files and streams and Parquet
+    files read as typed columns (:class:`SparseTensorArray`, whose rows are
+    :class:`SparseTensorScalar` with ``to_scipy``/``to_pydata``/
+    ``to_pyarrow``/``to_numpy``).
+from_sparse(objs, format="coo", ...)
+    A column from scipy, pydata, pyarrow or numpy objects (None: null).
+csr_to_vectors(m) / vectors_to_csr(col)
+    A column of sparse vectors from one scipy CSR matrix and back, sharing
+    the index and value arrays.
+rewrap(table_or_array)
+    Columns read without the types registered (storage plus the
+    ``ARROW:extension:*`` field metadata) back into the extension types.
+fixed_shape_tensor_to_numpy, variable_shape_tensor_to_numpy, ..._row
+    NumPy views of Arrow's canonical dense tensor columns, following the
+    spec's permutation rule (pyarrow 25's own conversion is wrong for
+    permutations that are not involutions).
+
 Optional packages
 -----------------
 scipy and pydata ``sparse`` are never imported by arrowsparse itself; their
@@ -42,15 +66,42 @@ objects are accepted by write_message when the caller passes them.
 """
 
 from ._errors import ArrowSparseError
+from ._ext_build import csr_to_vectors, from_sparse, vectors_to_csr
+from ._ext_meta import EXTENSION_NAMES
+from ._ext_types import (COOType, CSCType, CSFType, CSRType, GCSType, SparseTensorArray,
+                         SparseTensorScalar, SparseTensorType, register, rewrap, type_from_storage,
+                         unregister)
 from ._gcs import GCS_METADATA_KEY, GCSMetadata
 from ._read import Message, TensorLike, read_message
 from ._wire import DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_METADATA_SIZE
+from ._tensor_ext import (fixed_shape_tensor_row, fixed_shape_tensor_to_numpy,
+                          variable_shape_tensor_row, variable_shape_tensor_to_numpy)
 from ._write import message_bytes, write_message
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArrowSparseError",
+    "COOType",
+    "CSCType",
+    "CSFType",
+    "CSRType",
+    "EXTENSION_NAMES",
+    "GCSType",
+    "SparseTensorArray",
+    "SparseTensorScalar",
+    "SparseTensorType",
+    "csr_to_vectors",
+    "fixed_shape_tensor_row",
+    "fixed_shape_tensor_to_numpy",
+    "from_sparse",
+    "register",
+    "rewrap",
+    "type_from_storage",
+    "unregister",
+    "variable_shape_tensor_row",
+    "variable_shape_tensor_to_numpy",
+    "vectors_to_csr",
     "DEFAULT_MAX_BODY_SIZE",
     "DEFAULT_MAX_METADATA_SIZE",
     "GCSMetadata",
@@ -61,3 +112,7 @@ __all__ = [
     "read_message",
     "write_message",
 ]
+
+# The extension types are registered on import; a second registration (a
+# reload, another copy) is skipped, never an error.
+register()

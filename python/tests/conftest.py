@@ -67,7 +67,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Reports how many generated cases the property and fuzz tests ran."""
     import sys
 
-    for name in ("test_property", "test_fuzz"):
+    for name in ("test_property", "test_fuzz", "test_ext_property"):
         mod = sys.modules.get(name)
         if mod is not None and getattr(mod, "STATS", None):
             stats = ", ".join(f"{k} {v}" for k, v in mod.STATS.items())
