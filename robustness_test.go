@@ -158,3 +158,50 @@ func TestManyDimensionsAllocateByData(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.Less(t, ms.TotalAlloc-before, uint64(256<<10), "All allocates for its one entry, not 8 KiB per dimension")
 }
+
+// A dense tensor broadcast from one element to a huge shape (zero strides,
+// as a 300-byte IPC message can say) converts at the cost of its one
+// element: empty when the element is zero, an error at once when the
+// output cannot exist.
+func TestBroadcastToHugeShape(t *testing.T) {
+	mem := testutil.Checked(t)
+	shape := []int64{1 << 20, 1 << 20, 1 << 10}
+	for _, x := range []float64{0, 1} {
+		buf := memory.NewBufferBytes(core.BytesOf([]float64{x}))
+		v, err := views.New(arrow.PrimitiveTypes.Float64, buf, 0, shape, []int64{0, 0, 0})
+		require.NoError(t, err)
+		c, err := coo.FromDense(mem, v, coo.ConvertOptions{})
+		if x == 0 {
+			require.NoError(t, err)
+			assert.Equal(t, int64(0), c.NNZ())
+			c.Release()
+		} else {
+			require.ErrorIs(t, err, arrowsparse.ErrOverflow)
+		}
+		f, err := csf.FromDense(mem, v, csf.ConvertOptions{})
+		if x == 0 {
+			require.NoError(t, err)
+			assert.Equal(t, int64(0), f.NNZ())
+			f.Release()
+		} else {
+			require.ErrorIs(t, err, arrowsparse.ErrOverflow)
+		}
+		sub, err := v.Slice(views.Span(0, 4), views.Full(), views.Span(0, 1))
+		require.NoError(t, err)
+		sq, err := sub.Squeeze(2)
+		require.NoError(t, err)
+		m, err := gcs.MatrixFromDense(mem, sq, gcs.Rows, gcs.ConvertOptions{})
+		if x == 0 {
+			require.NoError(t, err)
+			assert.Equal(t, int64(0), m.NNZ())
+			m.Release()
+		} else {
+			require.NoError(t, err, "4 × 2^20 non-zeros fit in memory")
+			assert.Equal(t, int64(4<<20), m.NNZ())
+			m.Release()
+		}
+		sq.Release()
+		sub.Release()
+		v.Release()
+	}
+}

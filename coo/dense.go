@@ -1,14 +1,13 @@
 package coo
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
 	"github.com/arrowsparse/arrowsparse/internal/strided"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -110,29 +109,22 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 	vop := vals.For(vt)
 	w := int64(arrowsparse.ByteWidth(vt))
 	data := d.Buffer().Bytes()
-	data = data[:int64(len(data))/w*w] // whole elements only
 	strides := d.ElemStrides()
 	nd := len(shape)
-	size, err := arrowsparse.NumElements(shape)
+	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
+	nnz, err := densescan.Precheck(d, int64(nd)*iw+vw, "coo")
 	if err != nil {
 		return nil, err
 	}
 	off := d.ElemOffset()
 	rows := func(f func(outer []int64, start, n, stride int64)) {
-		if size == 0 {
+		if nnz == 0 {
 			return
 		}
 		strided.Rows(shape, strides, off, func(outer []int64, start, n, stride int64) bool {
 			f(outer, start, n, stride)
 			return true
 		})
-	}
-	var nnz int64
-	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
-
-	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
-	if err := checkOutput(nnz, int64(nd)*iw+vw); err != nil {
-		return nil, err
 	}
 	cbuf := core.NewBuffer(mem, nnz*int64(nd)*iw)
 	values := core.NewBuffer(mem, nnz*vw)
@@ -182,17 +174,6 @@ func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOption
 	}
 	defer v.Release()
 	return FromDense(mem, v, o)
-}
-
-// checkOutput returns an error if nnz entries of the given bytes each cannot
-// be allocated (the non-zeros of a broadcast view can be far more than its
-// buffer holds).
-func checkOutput(nnz, perEntry int64) error {
-	n, ok := core.MulInt64(nnz, perEntry)
-	if !ok {
-		return core.Errorf(arrowsparse.ErrOverflow, "coo: %d entries of %d bytes overflow int64", nnz, perEntry)
-	}
-	return core.CheckAlloc(n, fmt.Sprintf("coo: %d non-zero entries", nnz))
 }
 
 // maxCoord returns the largest coordinate of shape (at least 0).

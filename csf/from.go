@@ -2,7 +2,6 @@ package csf
 
 import (
 	"cmp"
-	"fmt"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/internal/strided"
@@ -520,8 +520,10 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 			return true
 		})
 	}
-	var nnz int64
-	rows(func(start int64, _ uint64) { nnz += vop.CountNonzero(data, start, sizes[nl-1], st[nl-1]) })
+	nnz, err := densescan.Precheck(d, int64(nl)*8+16, "csf")
+	if err != nil {
+		return nil, err
+	}
 	for l := 0; l < nl-1; l++ {
 		if err := core.CheckIndexFits(s.ptrTypes[l], nnz, "the indptr of level "+strconv.Itoa(l)); err != nil {
 			return nil, err
@@ -529,11 +531,6 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 	}
 	if nnz == 0 {
 		return empty(mem, s), nil
-	}
-	if n, ok := core.MulInt64(nnz, int64(nl)*8+16); !ok {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "csf: %d non-zeros overflow int64 bytes", nnz)
-	} else if err := core.CheckAlloc(n, fmt.Sprintf("csf: %d non-zero entries", nnz)); err != nil {
-		return nil, err
 	}
 	vw := int64(arrowsparse.ByteWidth(vt))
 	values := core.NewBuffer(mem, nnz*vw)

@@ -13,6 +13,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -222,9 +223,13 @@ func MatrixFromDense(mem memory.Allocator, src arrowsparse.Dense, axis Axis, o C
 	if err := checkPointerAlloc(major, arrow.PrimitiveTypes.Int64); err != nil {
 		return nil, err
 	}
+	total, err := densescan.Precheck(d, 16, "gcs")
+	if err != nil {
+		return nil, err
+	}
 	counts := make([]int64, major)
 	var n, longest int64
-	if minor > 0 {
+	if minor > 0 && total > 0 {
 		for k := range major {
 			counts[k] = vop.CountNonzero(data, off+k*sMaj, minor, sMin)
 			n += counts[k]

@@ -352,10 +352,12 @@ func (m *Matrix) ValuesBuffer() *memory.Buffer { return m.values }
 // that learns the value type only at run time.
 func (m *Matrix) ValueBytes() []byte { return m.values.Bytes() }
 
-// Indptr returns the Lanes()+1 index pointers as a []P aliasing the buffer.
+// Indptr returns the Lanes()+1 index pointers of a matrix (or of a GCS
+// tensor's storage) as a []P aliasing the buffer.
 // It returns an error wrapping arrowsparse.ErrUnsupportedType if P is not the
 // indptr type. The slice must not be modified.
-func Indptr[P arrowsparse.Index](m *Matrix) ([]P, error) {
+func Indptr[P arrowsparse.Index, X Compressed](x X) ([]P, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[P](m.indptrType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indptr is %s, not %s", m.indptrType, arrowsparse.DataTypeOf[P]())
 	}
@@ -363,20 +365,36 @@ func Indptr[P arrowsparse.Index](m *Matrix) ([]P, error) {
 	return arrowsparse.AsSlice[P](m.indptr, major+1)
 }
 
-// Indices returns the nnz indices (columns for CSR, rows for CSC) as a []I
+// Indices returns the nnz indices (columns for CSR, rows for CSC) of a
+// matrix (or of a GCS tensor's storage) as a []I
 // aliasing the buffer. It returns an error wrapping arrowsparse.ErrUnsupportedType if
 // I is not the indices type. The slice must not be modified.
-func Indices[I arrowsparse.Index](m *Matrix) ([]I, error) {
+func Indices[I arrowsparse.Index, X Compressed](x X) ([]I, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[I](m.indicesType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indices are %s, not %s", m.indicesType, arrowsparse.DataTypeOf[I]())
 	}
 	return arrowsparse.AsSlice[I](m.indices, m.nnz)
 }
 
-// Values returns the nnz values as a []T aliasing the buffer. It returns an
-// error wrapping arrowsparse.ErrUnsupportedType if T is not the value type. The
-// slice must not be modified.
-func Values[T arrowsparse.Value](m *Matrix) ([]T, error) {
+// Compressed is the constraint of the buffer accessors Values, Indptr and
+// Indices: a matrix, or a GCS tensor (whose storage matrix they read).
+type Compressed interface{ *Matrix | *Tensor }
+
+// storageOf returns the matrix that holds x's buffers.
+func storageOf[X Compressed](x X) *Matrix {
+	if t, ok := any(x).(*Tensor); ok {
+		return t.m
+	}
+	return any(x).(*Matrix)
+}
+
+// Values returns the nnz values of a matrix or GCS tensor as a []T
+// aliasing the buffer, in storage order. It returns an error wrapping
+// arrowsparse.ErrUnsupportedType if T is not the value type. The slice must
+// not be modified.
+func Values[T arrowsparse.Value, X Compressed](x X) ([]T, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[T](m.valueType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: values are %s, not %s", m.valueType, arrowsparse.DataTypeOf[T]())
 	}

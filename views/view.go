@@ -492,3 +492,35 @@ func Of(d arrowsparse.Dense) (*View, error) {
 	defer v.Release()
 	return v.WithDimNames(names...)
 }
+
+// Unbroadcast returns the view with every broadcast axis (an axis of stride
+// 0 and length above 1) shortened to length 1, and the number of times the
+// view repeats each element of the result: the product of the broadcast
+// lengths. Code that scans a view can scan the result instead and multiply,
+// so that a tiny buffer broadcast to a huge shape costs what its buffer
+// holds. The returned view shares the buffer and must be released by the
+// caller.
+func (v *View) Unbroadcast() (*View, int64) {
+	if v.size == 0 {
+		v.Retain()
+		return v, 1
+	}
+	shape := v.Shape()
+	mult := int64(1)
+	for k, n := range shape {
+		if v.strides[k] == 0 && n > 1 {
+			mult *= n // cannot overflow: the view's size fits int64
+			shape[k] = 1
+		}
+	}
+	if mult == 1 {
+		v.Retain()
+		return v, 1
+	}
+	ranges := make([]Range, len(shape))
+	for k, n := range shape {
+		ranges[k] = Span(0, n)
+	}
+	u, _ := v.Slice(ranges...) // bounds within the shape: cannot fail
+	return u, mult
+}

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -124,6 +125,14 @@ func elems(shape []int64) int64 {
 	return n
 }
 
+// sum returns a+b, or -1 if either is negative (unknown) or it overflows.
+func sum(a, b int64) int64 {
+	if a < 0 || b < 0 || a > math.MaxInt64-b {
+		return -1
+	}
+	return a + b
+}
+
 // mul returns a·b, or -1 if it overflows or either is negative.
 func mul(a, b int64) int64 {
 	if a < 0 || b < 0 {
@@ -148,7 +157,7 @@ func (r *Runner) dense(x arrowsparse.Tensor) {
 
 // writeBack writes x as an IPC message and reads it again.
 func (r *Runner) writeBack(x arrowsparse.Tensor) {
-	r.op("WriteTensor", 2*r.in+mul(x.NNZ(), 8*int64(x.NumDims()+2)), func() error {
+	r.op("WriteTensor", sum(2*r.in, mul(x.NNZ(), 8*int64(x.NumDims()+2))), func() error {
 		var b bytes.Buffer
 		if _, err := ipc.WriteTensor(&b, x, ipc.WithAllocator(r.mem)); err != nil {
 			return err
@@ -215,7 +224,7 @@ func (r *Runner) coo(t *coo.Tensor) {
 		release(c)
 		return err
 	})
-	r.op("Record", 2*entries(t), func() error {
+	r.op("Record", mul(2, entries(t)), func() error {
 		rec, err := t.ToRecord(r.mem)
 		if err != nil {
 			return err
@@ -229,7 +238,7 @@ func (r *Runner) coo(t *coo.Tensor) {
 		return nil
 	})
 	if nd >= 2 {
-		r.op("csf.FromCOO", 3*entries(t), func() error {
+		r.op("csf.FromCOO", mul(3, entries(t)), func() error {
 			c, err := csf.FromCOO(r.mem, t, csf.ConvertOptions{})
 			if err == nil {
 				r.csf(c)
@@ -240,7 +249,7 @@ func (r *Runner) coo(t *coo.Tensor) {
 	}
 	if nd == 2 {
 		for _, ax := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-			r.op("gcs.MatrixFromCOO", 2*entries(t)+mul(shape[ax]+1, 8), func() error {
+			r.op("gcs.MatrixFromCOO", sum(mul(2, entries(t)), mul(shape[ax]+1, 8)), func() error {
 				m, err := gcs.MatrixFromCOO(r.mem, t, ax, gcs.ConvertOptions{})
 				release(m)
 				return err
@@ -248,7 +257,7 @@ func (r *Runner) coo(t *coo.Tensor) {
 		}
 	}
 	if nd >= 1 {
-		r.op("gcs.FromCOO", 2*entries(t)+mul(shape[0]+1, 8), func() error {
+		r.op("gcs.FromCOO", sum(mul(2, entries(t)), mul(shape[0]+1, 8)), func() error {
 			g, err := gcs.FromCOO(r.mem, t, gcs.ConvertOptions{})
 			if err == nil {
 				r.gcsTensor(g)
@@ -277,7 +286,7 @@ func (r *Runner) matrix(m *gcs.Matrix) {
 	if m.Axis() == gcs.Cols {
 		other = m.Rows()
 	}
-	r.op("transpose", 2*entries(m)+mul(other+1, 8), func() error {
+	r.op("transpose", sum(mul(2, entries(m)), mul(other+1, 8)), func() error {
 		var c *gcs.Matrix
 		var err error
 		if m.Axis() == gcs.Rows {
@@ -288,7 +297,7 @@ func (r *Runner) matrix(m *gcs.Matrix) {
 		release(c)
 		return err
 	})
-	r.op("WithIndexTypes", 2*entries(m)+mul(m.Lanes()+1, 8), func() error {
+	r.op("WithIndexTypes", sum(mul(2, entries(m)), mul(m.Lanes()+1, 8)), func() error {
 		c, err := m.WithIndexTypes(r.mem, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64)
 		release(c)
 		return err
@@ -369,7 +378,7 @@ func (r *Runner) csf(t *csf.Tensor) {
 		release(c)
 		return err
 	})
-	r.op("WithAxisOrder", 3*entries(t), func() error {
+	r.op("WithAxisOrder", mul(3, entries(t)), func() error {
 		order := t.AxisOrder()
 		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
 			order[i], order[j] = order[j], order[i]
@@ -378,7 +387,7 @@ func (r *Runner) csf(t *csf.Tensor) {
 		release(c)
 		return err
 	})
-	r.op("WithIndexTypes", 2*entries(t), func() error {
+	r.op("WithIndexTypes", mul(2, entries(t)), func() error {
 		c, err := t.WithIndexTypes(r.mem, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64)
 		release(c)
 		return err
@@ -395,7 +404,7 @@ func (r *Runner) csf(t *csf.Tensor) {
 	})
 	if t.DataType().ID() == arrow.FLOAT64 {
 		mode := t.AxisOrder()[0]
-		r.op("TTV", 2*entries(t)+mul(shape[mode], 8), func() error {
+		r.op("TTV", sum(mul(2, entries(t)), mul(shape[mode], 8)), func() error {
 			v := make([]float64, shape[mode])
 			y, err := csf.TTV(r.mem, t, mode, v, csf.KernelOptions{})
 			release(y)
@@ -447,14 +456,14 @@ func (r *Runner) view(v *views.View) {
 		return err
 	})
 	if v.NumDims() >= 2 {
-		r.op("csf.FromDense", 3*out, func() error {
+		r.op("csf.FromDense", mul(3, out), func() error {
 			c, err := csf.FromDense(r.mem, v, csf.ConvertOptions{})
 			release(c)
 			return err
 		})
 	}
 	if v.NumDims() == 2 {
-		r.op("gcs.MatrixFromDense", out+mul(v.Shape()[0]+1, 16), func() error {
+		r.op("gcs.MatrixFromDense", sum(out, mul(v.Shape()[0]+1, 16)), func() error {
 			m, err := gcs.MatrixFromDense(r.mem, v, gcs.Rows, gcs.ConvertOptions{})
 			release(m)
 			return err
