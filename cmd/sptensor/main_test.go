@@ -23,6 +23,13 @@ import (
 
 const interopDir = "../../testdata/interop"
 
+// TestMain makes a panic in a command fail the tests: run reports panics
+// as internal errors only for users.
+func TestMain(m *testing.M) {
+	recoverPanics = false
+	os.Exit(m.Run())
+}
+
 // sptensor runs one command line in process.
 func sptensor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -146,10 +153,16 @@ func TestInspect(t *testing.T) {
 		require.Equal(t, 0, code, f)
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
-		for _, k := range []string{"kind", "format", "value_type", "shape", "index_type", "indptr_type", "axis_order", "indices_strides", "strides", "is_canonical"} {
+		for _, k := range []string{"kind", "format", "value_type", "shape", "index_type", "indptr_type", "axis_order", "indices_strides", "strides"} {
 			if v, ok := want[k]; ok {
 				assert.Equal(t, v, got[k], "%s: %s", f, k)
 			}
+		}
+		// The sidecars' is_canonical is the flag as written.
+		if v, ok := want["is_canonical"]; ok {
+			assert.Equal(t, v, got["canonical_claim"], f)
+			assert.Contains(t, got, "canonical", f)
+			assert.NotContains(t, got, "is_canonical", f)
 		}
 		if n, ok := want["nnz"]; ok {
 			assert.Equal(t, n, got["nnz"], f)

@@ -232,3 +232,65 @@ func summarizeMatrix(s *Summary, m *gcs.Matrix) {
 	s.flag("canonical", m.IsCanonical())
 	s.num("index_bytes", (m.Lanes()+1)*int64(arrowsparse.ByteWidth(m.IndptrType()))+m.NNZ()*int64(arrowsparse.ByteWidth(m.IndexType())))
 }
+
+// Brief returns what `sptensor inspect --all` lists of message index of a
+// sequence, at the given offset: index, offset, message_bytes, kind,
+// format, value_type, shape and nnz.
+func Brief(m *ipc.Message, index int, offset int64) Summary {
+	var s Summary
+	t := m.Tensor
+	s.num("index", int64(index))
+	s.num("offset", offset)
+	s.num("message_bytes", m.Size)
+	if t.Format() == arrowsparse.FormatDense {
+		s.str("kind", "dense")
+	} else {
+		s.str("kind", "sparse")
+	}
+	s.str("format", formatName(t))
+	s.str("value_type", TypeName(t.DataType()))
+	s.ints("shape", t.Shape())
+	s.num("nnz", t.NNZ())
+	return s
+}
+
+// Inline returns the summary as a JSON object on one line.
+func (s Summary) Inline() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteString(f.Key))
+		b.WriteString(": ")
+		b.WriteString(f.JSON)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// ListJSON returns the document of `sptensor inspect --all --json`: the
+// briefs of the messages, one per line, under "messages", and the error
+// that stopped the listing, if any, under "error".
+func ListJSON(briefs []Summary, err error) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"messages\": [")
+	for i, s := range briefs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.WriteString(s.Inline())
+	}
+	if len(briefs) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteByte(']')
+	if err != nil {
+		b.WriteString(",\n  \"error\": ")
+		b.WriteString(QuoteString(err.Error()))
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes()
+}
