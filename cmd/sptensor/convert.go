@@ -231,10 +231,32 @@ func toDense(mem memory.Allocator, t arrowsparse.Tensor) (arrowsparse.Tensor, er
 	return t.ToDense(mem)
 }
 
-// checkDenseSize refuses a tensor whose elements would take more than
-// maxDenseBytes: a dense result, or a dense source that convert scans (a
-// message of a few bytes can describe far more elements through zero
-// strides).
+// maxRepeats bounds how many more elements than its buffer holds a dense
+// source may describe (zero strides repeat elements): a message of a few
+// hundred bytes could otherwise ask for a sparse result of billions of
+// entries. Writers (Arrow C++, this module) write contiguous tensors, which
+// never repeat elements. Tests lower it.
+var maxRepeats int64 = 1 << 20
+
+// checkRepeats refuses a dense source that describes more than maxRepeats
+// elements beyond those of its buffer.
+func checkRepeats(d arrowsparse.Dense) error {
+	n, err := arrowsparse.NumElements(d.Shape())
+	if err != nil {
+		return err
+	}
+	var held int64
+	if b := d.Buffer(); b != nil {
+		held = int64(b.Len()) / int64(arrowsparse.ByteWidth(d.DataType()))
+	}
+	if n > held && n-held > maxRepeats {
+		return fmt.Errorf("IN's dense tensor describes %d elements but its body holds %d: its strides repeat elements, more than convert reads (%d beyond the body)", n, held, maxRepeats)
+	}
+	return nil
+}
+
+// checkDenseSize refuses a dense result whose elements would take more
+// than maxDenseBytes.
 func checkDenseSize(t arrowsparse.Tensor, what string) error {
 	n, err := arrowsparse.NumElements(t.Shape())
 	if err != nil {
@@ -285,7 +307,7 @@ func toCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (*coo.
 		return retypeCOO(mem, x, it)
 	}
 	if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
-		if err := checkDenseSize(t, "IN's dense tensor"); err != nil {
+		if err := checkRepeats(d); err != nil {
 			return nil, err
 		}
 		return coo.FromDense(mem, d, coo.ConvertOptions{IndexType: it})

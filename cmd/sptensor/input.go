@@ -145,7 +145,7 @@ func (in *input) Message(sel int) (*ipc.Message, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s holds more than one message (%d, then an invalid one: %v); choose one with --message N, list them with `sptensor inspect --all`", in.name, n, err)
+			return nil, fmt.Errorf("%s holds at least %d messages; choose one with --message N, list them with `sptensor inspect --all`", in.name, n)
 		}
 		x.Release()
 		n++

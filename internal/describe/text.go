@@ -42,16 +42,18 @@ func (c *Content) WriteText(w io.Writer) error {
 		}
 		b.WriteByte('\n')
 		if c.Entries != nil {
+			var num []byte
 			for i := range c.Entries.Len() {
-				writeLine(b, c, c.Entries.At(i), c.Entries.Values[i])
+				num = writeLine(b, num, c, c.Entries.At(i), c.Entries.Values[i])
 			}
 		}
 		return b.Flush()
 	}
 	b.WriteByte('\n')
 	idx := make([]int64, len(c.Shape))
+	var num []byte
 	err := c.eachValue(func(x uint64) {
-		writeLine(b, c, idx, x)
+		num = writeLine(b, num, c, idx, x)
 		for k := len(idx) - 1; k >= 0; k-- {
 			idx[k]++
 			if idx[k] < c.Shape[k] {
@@ -66,9 +68,9 @@ func (c *Content) WriteText(w io.Writer) error {
 	return b.Flush()
 }
 
-// writeLine writes "(i, j, …)  value".
-func writeLine(b *bufio.Writer, c *Content, idx []int64, x uint64) {
-	var num []byte
+// writeLine writes "(i, j, …)  value", formatting numbers in num, which it
+// returns for the next call.
+func writeLine(b *bufio.Writer, num []byte, c *Content, idx []int64, x uint64) []byte {
 	b.WriteByte('(')
 	for k, i := range idx {
 		if k > 0 {
@@ -80,4 +82,5 @@ func writeLine(b *bufio.Writer, c *Content, idx []int64, x uint64) {
 	b.WriteString(")  ")
 	b.WriteString(strings.Trim(FormatValue(c.ValueType, x), `"`))
 	b.WriteByte('\n')
+	return num
 }
