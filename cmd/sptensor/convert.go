@@ -119,7 +119,11 @@ func (o *convertOpts) fits(to, what string) error {
 // beyond its rank.
 func (o *convertOpts) check(t arrowsparse.Tensor) error {
 	if o.to == "" {
-		if err := o.fits(formatOf(t), "a "+t.Format().String()+" tensor kept as it is (add --to)"); err != nil {
+		kind := t.Format().String()
+		if t.Format() == arrowsparse.FormatDense {
+			kind = "dense"
+		}
+		if err := o.fits(formatOf(t), "IN's "+kind+" tensor, kept as it is without --to"); err != nil {
 			return err
 		}
 	}
