@@ -28,7 +28,7 @@ import (
 func sptensorIn(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = runWith(args, &streams{stdin: bytes.NewReader(stdin), stdout: &o, stderr: &e})
+	code = checkedRun(t, args, &streams{stdin: bytes.NewReader(stdin), stdout: &o, stderr: &e})
 	return o.String(), e.String(), code
 }
 

@@ -179,20 +179,20 @@ func cmdConvert(args []string, s *streams) error {
 	if err := o.check(m.Tensor); err != nil {
 		return err
 	}
-	t, err := convert(memory.DefaultAllocator, m.Tensor, o)
+	t, err := convert(alloc, m.Tensor, o)
 	if err != nil {
 		return err
 	}
 	defer t.Release()
 	if outPath == "-" {
 		w := bufio.NewWriterSize(s.stdout, 1<<16)
-		if _, err := ipc.WriteTensor(w, t); err != nil {
+		if _, err := ipc.WriteTensor(w, t, ipc.WithAllocator(alloc)); err != nil {
 			return err
 		}
 		return w.Flush()
 	}
 	// Atomically (OUT may be IN, whose mapping stays valid).
-	return ipc.WriteFile(outPath, t)
+	return ipc.WriteFile(outPath, t, ipc.WithAllocator(alloc))
 }
 
 // formatOf returns the --to name of a tensor's format.

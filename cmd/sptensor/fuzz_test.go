@@ -82,7 +82,7 @@ func FuzzCLI(f *testing.F) {
 			var stdout, stderr bytes.Buffer
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			code := runWith(args, &streams{stdin: bytes.NewReader(nil), stdout: &stdout, stderr: &stderr})
+			code := checkedRun(t, args, &streams{stdin: bytes.NewReader(nil), stdout: &stdout, stderr: &stderr})
 			runtime.ReadMemStats(&after)
 			// --message 1 of a file of one message is a usage error.
 			beyond := code == exitUsage && slices.Contains(cmd, "--message") && bytes.Contains(stderr.Bytes(), []byte("--message 1: "))

@@ -95,9 +95,9 @@ func (in *input) Reader() (io.ReadCloser, error) {
 // as a stream. It may be called once. Release the reader when done.
 func (in *input) Messages() (*ipc.Reader, error) {
 	if in.br != nil {
-		return ipc.NewReader(in.br), nil
+		return ipc.NewReader(in.br, ipc.WithAllocator(alloc)), nil
 	}
-	return ipc.OpenFile(in.path)
+	return ipc.OpenFile(in.path, ipc.WithAllocator(alloc))
 }
 
 // Message returns message sel of the input (sel from 0), or, for sel < 0,

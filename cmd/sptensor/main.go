@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Exit codes.
@@ -61,6 +63,10 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Sprintf(format, args...)}
 }
+
+// alloc is the allocator of every buffer the commands make. Tests replace
+// it with a checked allocator to find leaks, error paths included.
+var alloc memory.Allocator = memory.DefaultAllocator
 
 // recoverPanics makes run turn a panic into an "internal error" and exit
 // status 1, the last resort for users. Tests turn it off, so that a panic

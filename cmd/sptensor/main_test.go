@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -34,9 +35,21 @@ func TestMain(m *testing.M) {
 func sptensor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = run(args, &o, &e)
+	code = checkedRun(t, args, &streams{stdin: os.Stdin, stdout: &o, stderr: &e})
 	require.NotContains(t, e.String(), "internal error", "sptensor %s panicked", strings.Join(args, " "))
 	return o.String(), e.String(), code
+}
+
+// checkedRun runs one command line with a checked allocator and fails the
+// test if the command leaks, on success as on error.
+func checkedRun(t testing.TB, args []string, s *streams) int {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	alloc = mem
+	defer func() { alloc = memory.DefaultAllocator }()
+	code := runWith(args, s)
+	mem.AssertSize(t, 0)
+	return code
 }
 
 // corpus returns the .arrow files of the Arrow C++ corpus and the golden
