@@ -18,8 +18,7 @@ import (
 )
 
 // maxDenseBytes bounds what convert materialises from a shape: a dense
-// result, the indptr array of a CSR, CSC or GCS result, the elements of a
-// dense source it scans. Tests lower it.
+// result, the indptr array of a CSR, CSC or GCS result. Tests lower it.
 var maxDenseBytes int64 = 4 << 30
 
 // convertOpts are the parsed flags of convert.
@@ -206,6 +205,13 @@ func formatOf(t arrowsparse.Tensor) string {
 // convert returns t converted as the options ask. The result must be
 // released by the caller.
 func convert(mem memory.Allocator, t arrowsparse.Tensor, o *convertOpts) (arrowsparse.Tensor, error) {
+	if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
+		// Written back (as a row-major copy) or converted, every element
+		// is read.
+		if err := checkRepeats(d); err != nil {
+			return nil, err
+		}
+	}
 	if !o.changes() {
 		t.Retain()
 		return t, nil
@@ -311,10 +317,7 @@ func toCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (*coo.
 		return retypeCOO(mem, x, it)
 	}
 	if d, ok := t.(arrowsparse.Dense); ok && t.Format() == arrowsparse.FormatDense {
-		if err := checkRepeats(d); err != nil {
-			return nil, err
-		}
-		return coo.FromDense(mem, d, coo.ConvertOptions{IndexType: it})
+		return coo.FromDense(mem, d, coo.ConvertOptions{IndexType: it}) // convert checked the repeats
 	}
 	return compressedToCOO(mem, t, it)
 }

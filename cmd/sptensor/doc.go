@@ -149,8 +149,9 @@
 // converting from a dense tensor stores its non-zero elements (negative zero
 // counts as zero). A COO source converted to COO keeps its entry order,
 // layout and isCanonical flag. A dense source whose zero strides repeat
-// elements may describe at most 2^20 more elements than its body holds
-// (Arrow C++ and this module write contiguous tensors, which repeat none).
+// elements may describe at most 2^20 more elements than its body holds,
+// also when it is only written back (as a row-major copy): Arrow C++ and
+// this module write contiguous tensors, which repeat none.
 //
 // # Exit status
 //
