@@ -41,8 +41,8 @@ func ExampleWriteTensor() {
 	// 360 bytes: CSR [2 3] int32 3
 }
 
-// A file written with WriteTensor is read by ReadFile through a memory
-// map: the tensor's buffers are slices of the mapping.
+// A file written with WriteFile is read by ReadFile through a memory map:
+// the tensor's buffers are slices of the mapping.
 func ExampleReadFile() {
 	mem := memory.NewGoAllocator()
 	t, err := coo.FromSlices(mem, []int64{4, 4}, []int64{0, 0, 3, 3}, coo.RowMajor, []float32{1, -1})
@@ -58,16 +58,7 @@ func ExampleReadFile() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "eye.arrow")
-	f, err := os.Create(path)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	if _, err := ipc.WriteTensor(f, t); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := f.Close(); err != nil {
+	if err := ipc.WriteFile(path, t); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -3,6 +3,7 @@ package ipc_test
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,14 @@ func checkRoundTrip(t *testing.T, data []byte) {
 	if err != nil {
 		if !errorsIsArrow(err) {
 			t.Fatalf("error wraps no Arrow category: %v", err)
+		}
+		// The streaming reader, which cannot see the length of its input
+		// and reads on to tell what a failed input holds, fails with a
+		// category too (or reads the first message of a longer input).
+		if m, err := ipc.ReadMessage(io.MultiReader(bytes.NewReader(data))); err == nil {
+			m.Release()
+		} else if !errorsIsArrow(err) {
+			t.Fatalf("stream error wraps no Arrow category: %v", err)
 		}
 		return
 	}

@@ -19,7 +19,7 @@ const (
 type ReadOption interface{ applyRead(*readConfig) }
 
 // WriteOption configures the writers (WriteTensor, AppendTensor,
-// WriteFile).
+// WriteFile, WriteFileSeq).
 type WriteOption interface{ applyWrite(*writeConfig) }
 
 // Option configures readers and writers alike: it is both a ReadOption and

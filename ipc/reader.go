@@ -17,14 +17,20 @@ import (
 type Reader struct {
 	refCount atomic.Int64
 	stream   *wire.Reader // io.Reader source
+	closer   io.Closer    // a file OpenFile opened, closed with the input
 	buf      *memory.Buffer
 	pos      int // in-memory source: offset of the next message in buf
 	cfg      *readConfig
 	err      error
+
+	name   string // the file's path, for errors; "" for other inputs
+	index  int    // number of messages returned
+	offset int64  // offset of the next message
 }
 
 // NewReader returns a Reader of the messages in r. Bodies are read into
-// buffers from the allocator of WithAllocator.
+// buffers from the allocator of WithAllocator. The reader reads exactly the
+// bytes of each message, nothing beyond.
 func NewReader(r io.Reader, opts ...ReadOption) *Reader {
 	cfg := newReadConfig(opts)
 	rd := &Reader{stream: wire.NewReader(r, cfg.wire()...), cfg: cfg}
@@ -49,26 +55,39 @@ func NewBytesReader(b []byte, opts ...ReadOption) *Reader {
 
 // Next returns the next message, or io.EOF after the last one (at the end
 // of the input or at an end-of-stream marker). After an error other than
-// io.EOF, Next returns that error again. The returned message must be
-// released by the caller.
+// io.EOF, Next returns that error again. An error names the message by its
+// index and offset when it is not the first, and the file when the reader
+// came from OpenFile. The returned message must be released by the caller.
 func (r *Reader) Next() (*Message, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
 	m, err := r.next()
 	if err != nil {
+		if err != io.EOF {
+			err = inputError(err, r.name, r.index, r.offset)
+		}
 		r.err = err
 		r.dropInput()
 		return nil, err
 	}
+	r.index++
+	r.offset += m.Size
 	return m, nil
 }
+
+// Offset returns the offset in the input of the next message: the sum of
+// the sizes of the messages returned so far.
+func (r *Reader) Offset() int64 { return r.offset }
 
 func (r *Reader) next() (*Message, error) {
 	if r.stream != nil {
 		f, err := r.stream.Next()
 		if err != nil {
-			return nil, err
+			if err == io.EOF {
+				return nil, err
+			}
+			return nil, explainFraming(err, r.stream.Head())
 		}
 		defer f.Release()
 		size := int64(len(f.Metadata)) + int64(f.Body.Len()) + prefixLen(f.Legacy)
@@ -79,8 +98,11 @@ func (r *Reader) next() (*Message, error) {
 	}
 	data := r.buf.Bytes()[r.pos:]
 	f, rest, err := wire.ParseNext(data, r.cfg.wire()...)
-	if err != nil {
+	if err == io.EOF {
 		return nil, err
+	}
+	if err != nil {
+		return nil, explainFraming(err, data)
 	}
 	m, err := decodeFrame(f, r.buf, r.pos, r.cfg)
 	if err != nil {
@@ -113,8 +135,9 @@ func (r *Reader) Retain() { r.refCount.Add(1) }
 
 // Release decreases the reference count by 1.
 // When the reference count goes to zero, the reader drops its reference to
-// an in-memory or memory-mapped input; messages already returned stay
-// valid, and a mapping lives until the last of them is released.
+// an in-memory or memory-mapped input and closes a file OpenFile opened;
+// messages already returned stay valid, and a mapping lives until the last
+// of them is released.
 // Release may be called simultaneously from multiple goroutines.
 func (r *Reader) Release() {
 	n := r.refCount.Add(-1)
@@ -124,10 +147,14 @@ func (r *Reader) Release() {
 	}
 }
 
-// dropInput releases the in-memory input.
+// dropInput releases the in-memory input and closes an opened file.
 func (r *Reader) dropInput() {
 	if r.buf != nil {
 		r.buf.Release()
 		r.buf = nil
+	}
+	if r.closer != nil {
+		r.closer.Close()
+		r.closer = nil
 	}
 }

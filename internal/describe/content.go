@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // Content is what a message holds, in the terms of the interop JSON schema
@@ -38,14 +40,42 @@ type Content struct {
 	// their (summed) values.
 	Entries *Entries
 	// DenseValues are a dense tensor's elements in row-major order, as
-	// bits.
+	// bits. A content of Describe leaves them out and reads them from its
+	// tensor as it writes.
 	DenseValues []uint64
 	// Note is free text written as "_note" when not empty.
 	Note string
+
+	src arrowsparse.Dense // Describe: the tensor whose elements to write
 }
 
 // Sparse reports whether the content is a sparse tensor's.
 func (c *Content) Sparse() bool { return c.Format != "TENSOR" }
+
+// elements returns the number of dense values.
+func (c *Content) elements() int64 {
+	if c.src != nil {
+		return c.NNZ
+	}
+	return int64(len(c.DenseValues))
+}
+
+// eachValue calls f with every dense value in row-major order, reading
+// them from the tensor of a content of Describe.
+func (c *Content) eachValue(f func(x uint64)) error {
+	if c.src == nil {
+		for _, x := range c.DenseValues {
+			f(x)
+		}
+		return nil
+	}
+	return eachDense(c.src, chunkLen, func(bits []uint64) error {
+		for _, x := range bits {
+			f(x)
+		}
+		return nil
+	})
+}
 
 // Entries is a list of sparse entries: coordinates (NDim per entry, flat)
 // and value bits.

@@ -1,19 +1,24 @@
 package describe_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse/internal/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
+	"github.com/arrowsparse/arrowsparse/views"
 )
 
 var (
@@ -190,4 +195,124 @@ func TestSummary(t *testing.T) {
 	assert.EqualValues(t, 352, doc["message_bytes"])
 	assert.Contains(t, s.Text(), "density:")
 	assert.Equal(t, len(s), strings.Count(s.Text(), "\n"))
+}
+
+// zeroStrideMessage returns a dense int8 message of shape (rows, cols)
+// whose strides are zero: every element is the one byte of its body. It
+// patches the message of a (7, 9) tensor.
+func zeroStrideMessage(t *testing.T, rows, cols int64) []byte {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	v, err := views.Alloc(mem, arrow.PrimitiveTypes.Int8, []int64{7, 9})
+	require.NoError(t, err)
+	defer v.Release()
+	v.Buffer().Bytes()[0] = 42
+	msg, err := ipc.AppendTensor(nil, v)
+	require.NoError(t, err)
+	le := func(xs ...int64) []byte {
+		var b []byte
+		for _, x := range xs {
+			b = binary.LittleEndian.AppendUint64(b, uint64(x))
+		}
+		return b
+	}
+	meta := msg[:len(msg)-63]
+	for _, r := range [][2][]byte{{le(9, 1), le(0, 0)}, {le(7), le(rows)}, {le(9), le(cols)}} {
+		require.Equal(t, 1, bytes.Count(meta, r[0]), "%x", r[0])
+		copy(meta[bytes.Index(meta, r[0]):], r[1])
+	}
+	return msg
+}
+
+// A dense tensor is written as it is read: a message of 300 bytes
+// describing 4 Mi elements dumps without materialising them, and one of
+// more than MaxDenseValues is refused, as the C++ peer refuses it.
+func TestDenseStreams(t *testing.T) {
+	msg := zeroStrideMessage(t, 1<<11, 1<<11)
+	m, err := ipc.ParseMessage(msg)
+	require.NoError(t, err)
+	defer m.Release()
+	c, err := describe.Describe(m, 0)
+	require.NoError(t, err)
+	assert.Nil(t, c.DenseValues)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cw := &countingWriter{}
+	require.NoError(t, c.WriteJSON(cw))
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20), "dumping allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
+	assert.Equal(t, int64(1<<22), int64(strings.Count(cw.head, "42"))+cw.count42)
+	assert.True(t, strings.HasPrefix(cw.head, "{\n  \"kind\": \"dense\""), cw.head[:40])
+
+	// The same through FromMessage, on a smaller one.
+	small := zeroStrideMessage(t, 3, 5)
+	ms, err := ipc.ParseMessage(small)
+	require.NoError(t, err)
+	defer ms.Release()
+	full, err := describe.FromMessage(ms)
+	require.NoError(t, err)
+	assert.Len(t, full.DenseValues, 15)
+	streamed, err := describe.Describe(ms, 0)
+	require.NoError(t, err)
+	assert.Equal(t, string(full.JSON()), string(streamed.JSON()))
+	assert.Equal(t, full.Text(), streamed.Text())
+
+	huge, err := ipc.ParseMessage(zeroStrideMessage(t, 1<<13, 1<<13+1))
+	require.NoError(t, err)
+	defer huge.Release()
+	_, err = describe.Describe(huge, 0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "too large to print")
+	_, err = describe.Describe(ms, 14)
+	assert.Error(t, err)
+}
+
+// countingWriter keeps the first bytes written and counts "42"s in the rest.
+type countingWriter struct {
+	head    string
+	count42 int64
+	tail    byte
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	if len(w.head) < 200 {
+		k := min(len(p), 200-len(w.head))
+		w.head += string(p[:k])
+		p2 := p[k:]
+		w.countIn(p2)
+		return len(p), nil
+	}
+	w.countIn(p)
+	return len(p), nil
+}
+
+func (w *countingWriter) countIn(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if w.tail == '4' && p[0] == '2' {
+		w.count42++
+	}
+	w.count42 += int64(bytes.Count(p, []byte("42")))
+	w.tail = p[len(p)-1]
+}
+
+// Describe and FromMessage give the same documents for every corpus
+// message.
+func TestDescribeMatchesFromMessage(t *testing.T) {
+	for _, f := range sidecars(t) {
+		m, err := ipc.ReadFile(strings.TrimSuffix(f, ".json") + ".arrow")
+		require.NoError(t, err, f)
+		a, err := describe.FromMessage(m)
+		require.NoError(t, err, f)
+		b, err := describe.Describe(m, 0)
+		require.NoError(t, err, f)
+		var bj, bt strings.Builder
+		require.NoError(t, b.WriteJSON(&bj))
+		require.NoError(t, b.WriteText(&bt))
+		assert.Equal(t, string(a.JSON()), bj.String(), f)
+		assert.Equal(t, a.Text(), bt.String(), f)
+		m.Release()
+	}
 }

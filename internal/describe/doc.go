@@ -23,10 +23,22 @@
 //
 // Values travel as bit patterns (uint64, zero-extended), so one
 // representation serves every value type; Add sums two of them in the value
-// type, as the peer does (integers wrap around, floats round once).
+// type, as the peer does (integers wrap around, floats round once). They
+// are read through the library's run-time accessors, for every format
+// alike: arrowsparse.Sparse's AppendCoords and arrowsparse.AppendValues.
+//
+// # Dense tensors
+//
+// FromMessage lists a dense tensor's elements in Content.DenseValues.
+// Describe leaves them in the tensor: WriteJSON and WriteText read them a
+// few thousand at a time as they write, so a message whose zero strides
+// describe millions of elements is described in constant memory. Both
+// refuse more than MaxDenseValues elements, as the peer does.
 //
 // # Summaries
 //
 // Summarize describes a message without walking its entries: formats,
-// types, shape, nnz, density, layout and sizes, for `sptensor inspect`.
+// types, shape, nnz, density, layout and sizes, for `sptensor inspect`;
+// Brief and ListJSON list the messages of a file for `sptensor inspect
+// --all`.
 package describe

@@ -1,6 +1,9 @@
 package describe
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -130,17 +133,21 @@ func namesJSON(names []string) string {
 
 // object writes a JSON object one key per line, keys in the order given.
 type object struct {
-	b     strings.Builder
+	b     *bufio.Writer
 	first bool
 }
 
-func newObject() *object {
-	o := &object{first: true}
+func newObject(w io.Writer) *object {
+	b, ok := w.(*bufio.Writer)
+	if !ok {
+		b = bufio.NewWriterSize(w, 1<<16)
+	}
+	o := &object{b: b, first: true}
 	o.b.WriteString("{\n")
 	return o
 }
 
-func (o *object) key(k string) *strings.Builder {
+func (o *object) key(k string) *bufio.Writer {
 	if !o.first {
 		o.b.WriteString(",\n")
 	}
@@ -148,21 +155,33 @@ func (o *object) key(k string) *strings.Builder {
 	o.b.WriteString("  ")
 	o.b.WriteString(QuoteString(k))
 	o.b.WriteString(": ")
-	return &o.b
+	return o.b
 }
 
 func (o *object) raw(k, v string) { o.key(k).WriteString(v) }
 
-func (o *object) bytes() []byte {
+// end closes the object and flushes it, returning the first write error.
+func (o *object) end() error {
 	o.b.WriteString("\n}\n")
-	return []byte(o.b.String())
+	return o.b.Flush()
 }
 
-// JSON returns the content as a document of the interop schema, laid out
-// as the C++ peer's read-json lays it out (one key per line, one entry per
-// line).
+// JSON returns the content as a document of the interop schema, as
+// WriteJSON writes it. For a content of Describe whose tensor has been
+// released, use WriteJSON, which reports errors.
 func (c *Content) JSON() []byte {
-	o := newObject()
+	var b bytes.Buffer
+	_ = c.WriteJSON(&b)
+	return b.Bytes()
+}
+
+// WriteJSON writes the content as a document of the interop schema, laid
+// out as the C++ peer's read-json lays it out (one key per line, one entry
+// per line, sixteen dense values per line). A dense tensor's values are
+// written as they are read, a chunk at a time. It returns the first error
+// of w.
+func (c *Content) WriteJSON(w io.Writer) error {
+	o := newObject(w)
 	if c.Sparse() {
 		o.raw("kind", `"sparse"`)
 	} else {
@@ -196,10 +215,12 @@ func (c *Content) JSON() []byte {
 			b.WriteString("[]")
 		} else {
 			b.WriteString("[\n")
+			var num []byte
 			for i := range e.Len() {
 				b.WriteString("    [")
 				for _, x := range e.At(i) {
-					b.WriteString(strconv.FormatInt(x, 10))
+					num = strconv.AppendInt(num[:0], x, 10)
+					b.Write(num)
 					b.WriteString(", ")
 				}
 				b.WriteString(FormatValue(c.ValueType, e.Values[i]))
@@ -214,11 +235,12 @@ func (c *Content) JSON() []byte {
 	} else {
 		o.raw("strides", intList(c.Strides))
 		b := o.key("dense_values")
-		if len(c.DenseValues) == 0 {
+		if c.elements() == 0 {
 			b.WriteString("[]")
 		} else {
 			b.WriteString("[\n    ")
-			for i, x := range c.DenseValues {
+			i := 0
+			err := c.eachValue(func(x uint64) {
 				if i > 0 {
 					if i%16 == 0 {
 						b.WriteString(",\n    ")
@@ -227,6 +249,10 @@ func (c *Content) JSON() []byte {
 					}
 				}
 				b.WriteString(FormatValue(c.ValueType, x))
+				i++
+			})
+			if err != nil {
+				return err
 			}
 			b.WriteString("\n  ]")
 		}
@@ -234,7 +260,7 @@ func (c *Content) JSON() []byte {
 	if c.Note != "" {
 		o.raw("_note", QuoteString(c.Note))
 	}
-	return o.bytes()
+	return o.end()
 }
 
 // ErrorJSON returns the document {"error": "..."} for an error.

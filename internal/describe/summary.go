@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"bytes"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/csf"
+	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 
@@ -86,7 +89,7 @@ func Summarize(m *ipc.Message) Summary {
 			strides = []int64{int64(x.NumDims()) * w, w}
 		}
 		s.ints("indices_strides", strides)
-		s.flag("is_canonical", m.CanonicalClaim)
+		s.flag("canonical_claim", m.CanonicalClaim)
 		s.flag("canonical", x.IsCanonical())
 		s.num("index_bytes", nnz*int64(x.NumDims())*int64(arrowsparse.ByteWidth(x.IndexType())))
 	default:
@@ -172,11 +175,13 @@ func denseLayout(d arrowsparse.Dense, shape []int64) string {
 
 // JSON returns the summary as one JSON object, keys in order.
 func (s Summary) JSON() []byte {
-	o := newObject()
+	var b bytes.Buffer
+	o := newObject(&b)
 	for _, f := range s {
 		o.raw(f.Key, f.JSON)
 	}
-	return o.bytes()
+	_ = o.end() // a bytes.Buffer does not fail
+	return b.Bytes()
 }
 
 // Text returns the summary for people, one "key: value" line per field.
@@ -191,4 +196,101 @@ func (s Summary) Text() string {
 		fmt.Fprintf(&b, "%-*s  %s\n", width+1, k+":", f.Text)
 	}
 	return b.String()
+}
+
+// summarizeCompressed adds the keys of CSR, CSC, GCS and CSF tensors.
+func summarizeCompressed(s *Summary, t arrowsparse.Tensor, m *ipc.Message) {
+	switch x := t.(type) {
+	case *csf.Tensor:
+		s.str("index_type", TypeName(x.IndexType(0)))
+		s.str("indptr_type", TypeName(x.IndptrType(0)))
+		s.intsInt("axis_order", x.AxisOrder())
+		levels := make([]int64, x.NumDims())
+		for l := range levels {
+			levels[l] = x.LevelLen(l)
+		}
+		s.ints("level_lengths", levels)
+		s.str("csf_lengths", m.CSFLengths.String())
+		s.flag("canonical", x.IsCanonical())
+		s.num("index_bytes", x.IndexBytes())
+	case *gcs.Matrix:
+		summarizeMatrix(s, x)
+	case *gcs.Tensor:
+		st := x.Storage()
+		s.intsInt("dimensions", x.Dims())
+		s.intsInt("partitioning", []int{x.Partitioning()})
+		s.str("storage", st.Format().String())
+		s.ints("storage_shape", st.Shape())
+		summarizeMatrix(s, st)
+	}
+}
+
+func summarizeMatrix(s *Summary, m *gcs.Matrix) {
+	s.str("index_type", TypeName(m.IndexType()))
+	s.str("indptr_type", TypeName(m.IndptrType()))
+	s.flag("sorted", m.IsSorted())
+	s.flag("canonical", m.IsCanonical())
+	s.num("index_bytes", (m.Lanes()+1)*int64(arrowsparse.ByteWidth(m.IndptrType()))+m.NNZ()*int64(arrowsparse.ByteWidth(m.IndexType())))
+}
+
+// Brief returns what `sptensor inspect --all` lists of message index of a
+// sequence, at the given offset: index, offset, message_bytes, kind,
+// format, value_type, shape and nnz.
+func Brief(m *ipc.Message, index int, offset int64) Summary {
+	var s Summary
+	t := m.Tensor
+	s.num("index", int64(index))
+	s.num("offset", offset)
+	s.num("message_bytes", m.Size)
+	if t.Format() == arrowsparse.FormatDense {
+		s.str("kind", "dense")
+	} else {
+		s.str("kind", "sparse")
+	}
+	s.str("format", formatName(t))
+	s.str("value_type", TypeName(t.DataType()))
+	s.ints("shape", t.Shape())
+	s.num("nnz", t.NNZ())
+	return s
+}
+
+// Inline returns the summary as a JSON object on one line.
+func (s Summary) Inline() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(QuoteString(f.Key))
+		b.WriteString(": ")
+		b.WriteString(f.JSON)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// ListJSON returns the document of `sptensor inspect --all --json`: the
+// briefs of the messages, one per line, under "messages", and the error
+// that stopped the listing, if any, under "error".
+func ListJSON(briefs []Summary, err error) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"messages\": [")
+	for i, s := range briefs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.WriteString(s.Inline())
+	}
+	if len(briefs) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteByte(']')
+	if err != nil {
+		b.WriteString(",\n  \"error\": ")
+		b.WriteString(QuoteString(err.Error()))
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes()
 }

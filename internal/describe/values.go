@@ -1,7 +1,6 @@
 package describe
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -24,44 +23,6 @@ func widthMask(w int) uint64 {
 		return math.MaxUint64
 	}
 	return uint64(1)<<(8*uint(w)) - 1
-}
-
-// loadBits returns the n values of w bytes stored little-endian at the start
-// of b, zero-extended. b must hold n·w bytes.
-func loadBits(b []byte, w int, n int64) []uint64 {
-	out := make([]uint64, n)
-	switch w {
-	case 1:
-		for i := range out {
-			out[i] = uint64(b[i])
-		}
-	case 2:
-		for i := range out {
-			out[i] = uint64(binary.LittleEndian.Uint16(b[2*i:]))
-		}
-	case 4:
-		for i := range out {
-			out[i] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	case 8:
-		for i := range out {
-			out[i] = binary.LittleEndian.Uint64(b[8*i:])
-		}
-	}
-	return out
-}
-
-// loadBit returns the value of w bytes stored little-endian at b.
-func loadBit(b []byte, w int) uint64 {
-	switch w {
-	case 1:
-		return uint64(b[0])
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(b))
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(b))
-	}
-	return binary.LittleEndian.Uint64(b)
 }
 
 // signed reports whether dt is a signed integer type.
@@ -91,17 +52,6 @@ func IndexValue(dt arrow.DataType, x uint64) int64 {
 		return int64(x<<shift) >> shift
 	}
 	return int64(x)
-}
-
-// loadIndices returns n indices of type dt stored at the start of b, as
-// int64. b must hold n values of dt.
-func loadIndices(b []byte, dt arrow.DataType, n int64) []int64 {
-	bits := loadBits(b, arrowsparse.ByteWidth(dt), n)
-	out := make([]int64, n)
-	for i, x := range bits {
-		out[i] = IndexValue(dt, x)
-	}
-	return out
 }
 
 // HalfToFloat64 returns the exact value of an IEEE binary16 number.
