@@ -1,0 +1,2 @@
+// Package textparse holds what the mtx and tns packages share.
+package textparse
