@@ -34,10 +34,10 @@ type coordReader struct {
 	values *textparse.Column
 	limit  int64 // the most entries the room may grow to
 	// sorted: every entry placed so far is strictly after the one before.
-	sorted   bool
-	hasLast  bool
-	lastR    uint64
-	lastC    uint64
+	sorted  bool
+	hasLast bool
+	lastR   uint64
+	lastC   uint64
 }
 
 func readCoordinate(in *textparse.Input, cfg *readConfig, h Header, it arrow.DataType, vals textparse.Values) (*coo.Tensor, error) {

@@ -8,7 +8,9 @@ import (
 )
 
 // lane is the set of unsigned types of the element widths.
-type lane interface{ uint8 | uint16 | uint32 | uint64 }
+type lane interface {
+	uint8 | uint16 | uint32 | uint64
+}
 
 // view returns the first n elements of b as a []E.
 func view[E lane](b []byte, n int64) []E {

@@ -37,7 +37,7 @@ type Values struct {
 	Type  arrow.DataType
 	Width int
 	// For KindInt: the range of the output type.
-	Min, Max int64
+	Min, Max   int64
 	Unsigned64 bool
 	// One is the lane of the value 1 (KindNone).
 	One uint64
