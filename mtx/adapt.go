@@ -101,7 +101,9 @@ func denseParts(mem memory.Allocator, d as.Dense) (data []byte, release func(), 
 		return nil, nil, err
 	}
 	defer v.Release()
-	c, err := v.T().Copy(mem)
+	vt := v.T()
+	defer vt.Release()
+	c, err := vt.Copy(mem)
 	if err != nil {
 		return nil, nil, err
 	}

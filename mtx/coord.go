@@ -32,7 +32,6 @@ type coordReader struct {
 	iw     int
 	coords *textparse.Column // 2 per entry
 	values *textparse.Column
-	limit  int64 // the most entries the room may grow to
 	// sorted: every entry placed so far is strictly after the one before.
 	sorted  bool
 	hasLast bool
@@ -43,7 +42,7 @@ type coordReader struct {
 func readCoordinate(in *textparse.Input, cfg *readConfig, h Header, it arrow.DataType, vals textparse.Values) (*coo.Tensor, error) {
 	expand := h.Symmetry != General && !cfg.keepTriangle
 	r := &coordReader{cfg: cfg, h: h, vals: vals, skew: h.Symmetry == SkewSymmetric,
-		iw: as.ByteWidth(it), sorted: true, limit: h.Entries}
+		iw: as.ByteWidth(it), sorted: true}
 	// Room: the header's count, unless the input is too small to hold it
 	// (each entry takes at least "1 1\n" or "1 1 1\n"), or its size is
 	// unknown (then grow as entries arrive). A symmetric matrix gets room
@@ -55,7 +54,6 @@ func readCoordinate(in *textparse.Input, cfg *readConfig, h Header, it arrow.Dat
 			minLen = 4
 		}
 		room = min(room, (size+1)/minLen)
-		r.limit = room
 		if expand {
 			room *= 2
 		}

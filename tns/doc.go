@@ -1,0 +1,2 @@
+// Package tns reads and writes FROSTT files (.tns).
+package tns
