@@ -239,12 +239,9 @@ func (h *Header) parseSize(line []byte, lineNo int64) *textparse.LineError {
 		h.Entries = n
 		return nil
 	}
+	// The count may exceed rows·cols: coordinate files may repeat a
+	// position (its values add up), as scipy.io.mmwrite writes them.
 	h.Entries = v[2]
-	// A coordinate file cannot store more entries than its triangle or
-	// matrix has positions.
-	if limit, ok := positions(h.Rows, h.Cols, h.Symmetry); ok && h.Entries > limit {
-		return bad(as.ErrShape, "%d entries cannot fit a %d × %d %s matrix (at most %d)", h.Entries, h.Rows, h.Cols, h.Symmetry, limit)
-	}
 	return nil
 }
 
@@ -273,12 +270,6 @@ func triangle(n int64) (int64, bool) {
 	return as.MulInt64(a, b)
 }
 
-// positions returns the number of positions of a rows × cols matrix,
-// false if it does not fit int64 (no limit then). Symmetric files may store
-// either triangle, so the whole matrix counts.
-func positions(rows, cols int64, _ Symmetry) (int64, bool) {
-	return as.MulInt64(rows, cols)
-}
 
 // cut shortens a token or line for a message.
 func cut(b []byte) string {

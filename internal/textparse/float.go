@@ -280,7 +280,7 @@ func Float32Of(f float64, tok []byte) float32 {
 // to infinity and subnormals.
 func Float16Of(f float64, tok []byte) float16.Num {
 	if f != f {
-		return float16.NaN()
+		return float16.FromBits(0x7e00) // the quiet NaN of as.Float32ToHalf
 	}
 	neg := math.Signbit(f)
 	a := math.Abs(f)
