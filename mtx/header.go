@@ -270,7 +270,6 @@ func triangle(n int64) (int64, bool) {
 	return as.MulInt64(a, b)
 }
 
-
 // cut shortens a token or line for a message.
 func cut(b []byte) string {
 	if len(b) > 60 {

@@ -20,8 +20,8 @@ import (
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/textcheck"
 	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/textcheck"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/views"
 )
