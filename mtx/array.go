@@ -119,10 +119,10 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 				j = n - i
 			}
 			if data[i] == '\r' && j != 1 {
-				return 0, 0, textparse.NewLineError(as.ErrSyntax, lines, "stray carriage return")
+				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "stray carriage return")
 			}
 			if j > maxLine {
-				return 0, 0, textparse.NewLineError(as.ErrSyntax, lines, "line is longer than %d bytes", maxLine)
+				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "line is longer than %d bytes", maxLine)
 			}
 			i += j + 1
 			lines++
@@ -130,7 +130,7 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 		}
 		lane, next, msg := r.vals.Parse(data, i)
 		if msg != "" {
-			return 0, 0, textparse.NewLineError(as.ErrSyntax, lines, "%s", msg)
+			return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "%s", msg)
 		}
 		i = next
 		for i < n && (data[i] == ' ' || data[i] == '\t') {
@@ -141,13 +141,13 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 				i++
 			}
 			if data[i] != '\n' {
-				return 0, 0, textparse.NewLineError(as.ErrSyntax, lines, "an array file has one value per line, but this line has more")
+				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "an array file has one value per line, but this line has more")
 			}
 			i++
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return 0, 0, textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		s.vals = append(s.vals, lane)
 	}

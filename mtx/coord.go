@@ -101,7 +101,7 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 	n := len(data)
 	i := 0
 	fail := func(kind error, format string, args ...any) (int64, int64, *textparse.LineError) {
-		return 0, 0, textparse.NewLineError(kind, lines, format, args...)
+		return lines, int64(len(s.vals)), textparse.NewLineError(kind, lines, format, args...)
 	}
 	for i < n {
 		start := i
@@ -188,10 +188,10 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return 0, 0, textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		if r.skew && row == col && !r.vals.IsZero(lane) {
-			return 0, 0, textparse.NewLineError(as.ErrStructure, lines-1, "a skew-symmetric matrix has a zero diagonal, but entry (%d, %d) is not zero", row, col)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrStructure, lines-1, "a skew-symmetric matrix has a zero diagonal, but entry (%d, %d) is not zero", row, col)
 		}
 		row--
 		col--

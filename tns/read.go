@@ -313,7 +313,7 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 	n := len(data)
 	i := 0
 	fail := func(kind error, format string, args ...any) (int64, int64, *textparse.LineError) {
-		return 0, 0, textparse.NewLineError(kind, lines, format, args...)
+		return lines, int64(len(s.vals)), textparse.NewLineError(kind, lines, format, args...)
 	}
 	for i < n {
 		start := i
@@ -385,7 +385,7 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return 0, 0, textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		if s.sorted && base > 0 && !less(s.coords[base-rank:base], s.coords[base:]) {
 			s.sorted = false

@@ -22,8 +22,9 @@ type Body[S any] struct {
 	New func() *S
 	// Parse parses data, whole lines (the last one lacks its line ending
 	// only at the end of the input), into s. It returns the number of
-	// lines and of entries, or a *LineError whose Line is the 0-based index
-	// of the bad line within data.
+	// lines and of entries; on bad input, a *LineError whose Line is the
+	// 0-based index of the bad line within data, with the number of
+	// entries before that line (which Place then checks first).
 	Parse func(data []byte, s *S) (lines, entries int64, err *LineError)
 	// Place reserves the chunk's room in the output, given the number of
 	// entries of the chunks before it; it may grow the output through grow,
@@ -142,6 +143,18 @@ func (e *engine[S]) work(src source) {
 		placed := false
 		switch {
 		case perr != nil:
+			// The entries before the bad line may be wrong in a way
+			// found only in order (too many of them): that comes first.
+			if n > 0 {
+				if err := e.b.Place(c.data, s, e.entries, e.grow); err != nil {
+					var le *LineError
+					if errors.As(err, &le) {
+						err = e.lineErr(le, e.lines)
+					}
+					e.fail(err)
+					break
+				}
+			}
 			e.fail(e.lineErr(perr, e.lines))
 		default:
 			if n > 0 {
