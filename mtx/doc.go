@@ -17,9 +17,10 @@
 //
 // The readers accept what real files hold: blank lines and comment lines
 // anywhere, spaces and tabs, "\r\n" line ends, a missing final line end,
-// values such as +1.5E-3, .5, inf, NaN and -Infinity, dimensions up to 2^63−1, a coordinate count larger than
-// rows·cols (a repeated position; its values add up when summed), and
-// the off-diagonal entries of either triangle in a symmetric file. They
+// values such as +1.5E-3, .5, inf, NaN and -Infinity, dimensions up to
+// 2^63−1, a coordinate count larger than rows·cols (a repeated position;
+// its values add up when summed), and the off-diagonal entries of either
+// triangle in a symmetric file. They
 // refuse complex files (Arrow tensors have no complex type), pattern
 // arrays and skew-symmetric pattern files, and a non-zero diagonal entry in
 // a skew-symmetric file. Hermitian files hold real values here, so they are
