@@ -1,6 +1,7 @@
 package textparse
 
 import (
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
@@ -35,53 +36,35 @@ func fastFloat(b []byte) (f float64, n int, ok bool) {
 		neg = b[i] == '-'
 		i++
 	}
-	var w uint64 // significant digits, at most 19
-	nd := 0      // digits in w
-	q := 0       // the value is w·10^q
-	digits := false
-	trunc := false
-	for ; i < len(b); i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
+	digits := false // any digit in the significand
+	for i < len(b) && b[i] == '0' {
+		i++
 		digits = true
-		switch {
-		case nd < 19:
-			if w != 0 || c != 0 {
-				w = w*10 + uint64(c)
-				nd++
-			}
-		default:
-			q++
-			if c != 0 {
-				trunc = true
-			}
-		}
 	}
+	// w takes every significant digit; past 19 of them it is meaningless
+	// and the fast path gives up.
+	j := i
+	w, i := digitRun(b, i, 0)
+	nd := i - j
+	q := 0 // the value is w·10^q
 	if i < len(b) && b[i] == '.' {
 		i++
-		for ; i < len(b); i++ {
-			c := b[i] - '0'
-			if c > 9 {
-				break
-			}
-			digits = true
-			switch {
-			case nd < 19:
-				if w != 0 || c != 0 {
-					w = w*10 + uint64(c)
-					nd++
-				}
+		if nd == 0 {
+			for i < len(b) && b[i] == '0' {
+				i++
 				q--
-			case c != 0:
-				trunc = true
+				digits = true
 			}
 		}
+		j = i
+		w, i = digitRun(b, i, w)
+		nd += i - j
+		q -= i - j
 	}
-	if !digits {
+	if !digits && nd == 0 {
 		return 0, i, false
 	}
+	trunc := nd > 19
 	if i < len(b) && b[i]|0x20 == 'e' {
 		j := i + 1
 		eneg := false
@@ -139,6 +122,47 @@ func fastFloat(b []byte) (f float64, n int, ok bool) {
 		u |= 1 << 63
 	}
 	return math.Float64frombits(u), i, true
+}
+
+// digitRun reads the digits at b[i:] into w (w·10 + digit each), eight at
+// a time while it can, and returns w and the index after the digits.
+func digitRun(b []byte, i int, w uint64) (uint64, int) {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if !eightDigits(x) {
+			break
+		}
+		w = w*100000000 + eightValue(x)
+		i += 8
+	}
+	for i < len(b) {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		w = w*10 + uint64(c)
+		i++
+	}
+	return w, i
+}
+
+// eightDigits reports whether the 8 bytes of x (in memory order, read
+// little-endian) are all ASCII digits: each byte's high nibble is 3 and
+// stays 3 after adding 6. A byte that carries into its neighbour has a
+// high nibble other than 3 itself, so the test fails either way.
+func eightDigits(x uint64) bool {
+	return (x&0xf0f0f0f0f0f0f0f0)|((x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0)>>4 == 0x3333333333333333
+}
+
+// eightValue returns the value of 8 ASCII digits in x (the first digit in
+// the lowest byte): pairs first (10·d0 + d1 in every even byte), then the
+// four pairs weighted by 10^6, 10^4, 10^2 and 1 with two multiplications
+// whose wanted sums land in the high 32 bits.
+func eightValue(x uint64) uint64 {
+	x -= 0x3030303030303030
+	x = x*10 + x>>8
+	const mask = 0x000000ff000000ff
+	return ((x&mask)*(100+1000000<<32) + (x>>16&mask)*(1+10000<<32)) >> 32
 }
 
 // eiselLemire returns the bits of the float64 nearest to w·10^q (w > 0),

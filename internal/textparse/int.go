@@ -11,11 +11,19 @@ func ScanUint(b []byte) (v uint64, n int, overflow bool) {
 		if c > 9 {
 			break
 		}
-		if v > (math.MaxInt64-uint64(c))/10 {
-			overflow = true
-		}
 		v = v*10 + uint64(c)
 		n++
+	}
+	if n > 18 {
+		// 19 digits or more may overflow: redo with checks.
+		v = 0
+		for _, ch := range b[:n] {
+			c := uint64(ch - '0')
+			if v > (math.MaxInt64-c)/10 {
+				overflow = true
+			}
+			v = v*10 + c
+		}
 	}
 	return v, n, overflow
 }
