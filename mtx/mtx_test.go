@@ -531,6 +531,27 @@ func TestStreamLarge(t *testing.T) {
 	}
 }
 
+// TestSmallChunksLongHeaderRead: the bytes read with the header (a
+// buffer's worth) are more than a chunk buffer when chunks and lines are
+// small; none may be lost.
+func TestSmallChunksLongHeaderRead(t *testing.T) {
+	mem := testutil.Checked(t)
+	var b strings.Builder
+	b.WriteString(realGeneral + "1000 1000 20000\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "%d %d %d\n", i%1000+1, i%997+1, i)
+	}
+	want, err := mtx.ReadBytes([]byte(b.String()), mtx.WithAllocator(mem))
+	require.NoError(t, err)
+	defer want.Release()
+	for _, w := range []int{1, 3} {
+		got, err := mtx.Read(strings.NewReader(b.String()), mtx.WithAllocator(mem), mtx.WithChunkSize(7), mtx.WithMaxLineLength(64), mtx.WithWorkers(w))
+		require.NoError(t, err)
+		sameMatrix(t, want, got, "stream")
+		got.Release()
+	}
+}
+
 func TestToCOO(t *testing.T) {
 	mem := testutil.Checked(t)
 	a, err := mtx.ReadBytes([]byte("%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n4\n"), mtx.WithAllocator(mem))

@@ -355,11 +355,13 @@ func newStreamSource(in *Input, stopped func() bool) *streamSource {
 	cfg := in.cfg
 	nbuf := cfg.Workers + streamBuffers
 	s := &streamSource{ch: make(chan chunk), pool: make(chan []byte, nbuf), done: make(chan struct{})}
-	size := cfg.ChunkSize + cfg.MaxLine + 1
+	prefix := in.lr.rest()
+	// A buffer holds a chunk and the start of the next line (up to the
+	// longest line allowed), and the bytes read with the header.
+	size := max(cfg.ChunkSize+cfg.MaxLine+1, len(prefix)+1)
 	for range nbuf {
 		s.pool <- nil // allocated on first use
 	}
-	prefix := in.lr.rest()
 	r := in.lr.r
 	if in.lr.eof {
 		r = eofReader{}
