@@ -2,7 +2,6 @@ package mtx
 
 import (
 	"bufio"
-	"compress/gzip"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/klauspost/compress/gzip"
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"

@@ -2,13 +2,13 @@ package tns
 
 import (
 	"bufio"
-	"compress/gzip"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/klauspost/compress/gzip"
 
 	as "github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"

@@ -2,8 +2,6 @@ package textparse
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 
 	as "github.com/arrowsparse/arrowsparse"
 )
