@@ -60,9 +60,6 @@ var variants = func() []variant {
 		{"bytes", func(t *testing.T, data []byte, opts ...mtx.ReadOption) (*mtx.Matrix, error) {
 			return mtx.ReadBytes(data, opts...)
 		}},
-		{"reader", func(t *testing.T, data []byte, opts ...mtx.ReadOption) (*mtx.Matrix, error) {
-			return mtx.Read(bytes.NewReader(data), opts...)
-		}},
 		{"halfreader", func(t *testing.T, data []byte, opts ...mtx.ReadOption) (*mtx.Matrix, error) {
 			return mtx.Read(iotest.HalfReader(bytes.NewReader(data)), opts...)
 		}},
@@ -85,7 +82,6 @@ var variants = func() []variant {
 			{"default", nil},
 			{"chunk7/w3", []mtx.ReadOption{mtx.WithChunkSize(7), mtx.WithWorkers(3)}},
 			{"chunk64/w1", []mtx.ReadOption{mtx.WithChunkSize(64), mtx.WithWorkers(1)}},
-			{"chunk300/w2", []mtx.ReadOption{mtx.WithChunkSize(300), mtx.WithWorkers(2)}},
 		} {
 			s, c := s, c
 			out = append(out, variant{s.name + "/" + c.name, func(t *testing.T, data []byte, opts ...mtx.ReadOption) (*mtx.Matrix, error) {
