@@ -10,7 +10,8 @@
 #   COUNT=5                       # samples per benchmark (go -count, python reps)
 #   MTX=1 bench/run.sh            # also Matrix Market read/write (package mtx) against
 #                                 # fast_matrix_market and scipy.io (a venv in
-#                                 # $BENCH_WORK/mtxvenv from bench/requirements-mtx.txt)
+#                                 # $BENCH_WORK/mtxvenv from bench/requirements-mtx.txt);
+#                                 # MTX_ROUNDS=5 rounds of paired runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -60,9 +61,11 @@ if [ "${MTX:-0}" = 1 ]; then
   "$MTXVENV/bin/python" bench/mtx_anchors.py time "$MTXFILE" "$WORK/mtx_anchors.jsonl" "$COUNT"
   go build -o "$WORK/mtxpeak" ./bench/mtxpeak
   for w in 1 2; do
-    "$WORK/mtxpeak" "$MTXFILE" "$w"
+    "$WORK/mtxpeak" read "$MTXFILE" "$w"
     "$MTXVENV/bin/python" bench/mtx_anchors.py peak "$MTXFILE" "$w"
   done | tee "$WORK/mtx_peak.txt"
+  # On a shared machine, the paired runs are the fairest comparison.
+  "$MTXVENV/bin/python" bench/mtx_anchors.py pairs "$MTXFILE" "${MTX_ROUNDS:-5}" "$WORK/mtxpeak" "$WORK" | tee "$WORK/mtx_pairs.md"
   MTXARGS=(--mtx "$WORK/mtx_anchors.jsonl" --mtx-peak "$WORK/mtx_peak.txt")
 fi
 
