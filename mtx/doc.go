@@ -57,10 +57,11 @@
 // The body is cut into chunks of whole lines (at most WithChunkSize bytes,
 // 4 MiB by default) that WithWorkers goroutines (GOMAXPROCS by default)
 // parse at the same time; each chunk's entries are then copied into the
-// output in order. ReadFile reads the chunks of an uncompressed file with
-// ReadAt on the workers themselves, ReadBytes slices them out of memory,
-// and Read (and ReadFile for a gzip file) reads the input on one goroutine
-// while the workers parse. Input compressed with gzip is recognised by its
+// output in order. ReadFile maps an uncompressed file into memory and the
+// workers parse its chunks in place (with ReadAt into their own buffers
+// where mapping is not available; a file that shrinks meanwhile gives an
+// error), ReadBytes slices them out of memory, and Read (and ReadFile for
+// a gzip file) reads the input on one goroutine while the workers parse. Input compressed with gzip is recognised by its
 // first two bytes, whatever the file is called.
 //
 // Memory while reading is the output plus a constant number of chunks

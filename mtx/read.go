@@ -173,9 +173,11 @@ func Read(r io.Reader, opts ...ReadOption) (*Matrix, error) {
 }
 
 // ReadFile reads a Matrix Market file, gzip-compressed or not (detected by
-// its first bytes, whatever its name). Workers read and parse the chunks of
-// an uncompressed file in parallel (with ReadAt); a compressed one is
-// decompressed on one goroutine and parsed on the others. The result must
+// its first bytes, whatever its name). An uncompressed file is mapped into
+// memory (read with ReadAt where mapping is not available) and its chunks
+// parsed in parallel in place; a compressed one is decompressed on one
+// goroutine and parsed on the others. A file that shrinks while it is read
+// gives an error, not a crash. The result does not alias the file and must
 // be released by the caller.
 func ReadFile(path string, opts ...ReadOption) (*Matrix, error) {
 	cfg := newReadConfig(opts)
@@ -189,7 +191,13 @@ func ReadFile(path string, opts ...ReadOption) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	return read(in, cfg)
+	defer in.Close()
+	var m *Matrix
+	err = in.Protect(func() (err error) {
+		m, err = read(in, cfg)
+		return err
+	})
+	return m, err
 }
 
 // ReadBytes reads a Matrix Market file held in memory, gzip-compressed or

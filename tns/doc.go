@@ -34,8 +34,9 @@
 //
 // The input is cut into chunks of whole lines (at most WithChunkSize
 // bytes) that WithWorkers goroutines parse at the same time, then copied
-// into the output in order. ReadFile reads an uncompressed file's chunks
-// with ReadAt on the workers, ReadBytes slices them out of memory, and
+// into the output in order. ReadFile maps an uncompressed file into memory
+// and parses its chunks in place (ReadAt where mapping is not available),
+// ReadBytes slices them out of memory, and
 // Read (and ReadFile of a gzip file) reads on one goroutine while the
 // others parse. gzip input is recognised by its first two bytes. Memory
 // while reading is the output plus a constant number of chunks: when the

@@ -23,6 +23,10 @@
 // OpenBytes, OpenFile and OpenReader open an input; its header is read
 // line by line with Line (and Unread), then Run parses the body. An input
 // whose first two bytes are the gzip magic is decompressed as it is read.
+// OpenFile maps a plain file into memory (on unix; elsewhere the workers
+// read their chunks with ReadAt); Protect, and Run for its workers, turn a
+// fault on the mapping (the file shrank while being read) into an error,
+// and Close unmaps it once the results, which are copies, are built.
 //
 // # The engine
 //

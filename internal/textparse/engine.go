@@ -88,7 +88,13 @@ func Run[S any](in *Input, b Body[S]) (entries, lines int64, err error) {
 	src := in.bodySource(e.stopped.Load)
 	var wg sync.WaitGroup
 	for range in.cfg.Workers {
-		wg.Go(func() { e.work(src) })
+		wg.Go(func() {
+			if err := in.Protect(func() error { e.work(src); return nil }); err != nil {
+				e.mu.Lock()
+				e.fail(err)
+				e.mu.Unlock()
+			}
+		})
 	}
 	wg.Wait()
 	src.stop()
@@ -131,63 +137,7 @@ func (e *engine[S]) work(src source) {
 		if len(c.data) > 0 && !e.stopped.Load() {
 			lines, n, perr = e.b.Parse(c.data, s)
 		}
-		e.mu.Lock()
-		for e.turn != c.seq && !e.stopped.Load() {
-			e.cond.Wait()
-		}
-		if e.stopped.Load() {
-			e.mu.Unlock()
-			c.release()
-			return
-		}
-		placed := false
-		switch {
-		case perr != nil:
-			// The entries before the bad line may be wrong in a way
-			// found only in order (too many of them): that comes first.
-			if n > 0 {
-				if err := e.b.Place(c.data, s, e.entries, e.grow); err != nil {
-					var le *LineError
-					if errors.As(err, &le) {
-						err = e.lineErr(le, e.lines)
-					}
-					e.fail(err)
-					break
-				}
-			}
-			e.fail(e.lineErr(perr, e.lines))
-		default:
-			if n > 0 {
-				if err := e.b.Place(c.data, s, e.entries, e.grow); err != nil {
-					var le *LineError
-					if errors.As(err, &le) {
-						err = e.lineErr(le, e.lines)
-					}
-					e.fail(err)
-					break
-				}
-				placed = true
-			}
-			if c.err != nil {
-				var le *LineError
-				if errors.As(c.err, &le) {
-					e.fail(e.lineErr(le, e.lines+lines))
-				} else {
-					e.fail(e.in.ioErr(c.err))
-				}
-			}
-		}
-		if e.err == nil {
-			e.lines += lines
-			e.entries += n
-			e.turn++
-			if p := e.in.cfg.Progress; p != nil {
-				p(Progress{Bytes: c.end, Total: e.in.total, Entries: e.entries})
-			}
-			e.cond.Broadcast()
-		}
-		failed := e.err != nil
-		e.mu.Unlock()
+		placed, failed := e.sequence(c, s, lines, n, perr)
 		c.release()
 		if failed {
 			return
@@ -198,6 +148,67 @@ func (e *engine[S]) work(src source) {
 			e.growMu.RUnlock()
 		}
 	}
+}
+
+// sequence does a chunk's in-order step, holding mu (released by a defer,
+// so that a fault on a mapped input cannot leave it locked): the error of
+// the first bad line, Place, progress. It reports whether the chunk was
+// placed (to be copied) and whether the run has failed.
+func (e *engine[S]) sequence(c chunk, s *S, lines, n int64, perr *LineError) (placed, failed bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for e.turn != c.seq && !e.stopped.Load() {
+		e.cond.Wait()
+	}
+	if e.stopped.Load() {
+		return false, true
+	}
+	switch {
+	case perr != nil:
+		// The entries before the bad line may be wrong in a way
+		// found only in order (too many of them): that comes first.
+		if n > 0 {
+			if err := e.b.Place(c.data, s, e.entries, e.grow); err != nil {
+				var le *LineError
+				if errors.As(err, &le) {
+					err = e.lineErr(le, e.lines)
+				}
+				e.fail(err)
+				break
+			}
+		}
+		e.fail(e.lineErr(perr, e.lines))
+	default:
+		if n > 0 {
+			if err := e.b.Place(c.data, s, e.entries, e.grow); err != nil {
+				var le *LineError
+				if errors.As(err, &le) {
+					err = e.lineErr(le, e.lines)
+				}
+				e.fail(err)
+				break
+			}
+			placed = true
+		}
+		if c.err != nil {
+			var le *LineError
+			if errors.As(c.err, &le) {
+				e.fail(e.lineErr(le, e.lines+lines))
+			} else {
+				e.fail(e.in.ioErr(c.err))
+			}
+		}
+	}
+	if e.err == nil {
+		e.lines += lines
+		e.entries += n
+		e.turn++
+		if p := e.in.cfg.Progress; p != nil {
+			p(Progress{Bytes: c.end, Total: e.in.total, Entries: e.entries})
+		}
+		e.cond.Broadcast()
+	}
+	return placed, e.err != nil
 }
 
 // bodySource returns the source of the body's chunks.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/flate"
@@ -120,6 +121,7 @@ type Input struct {
 	size  int64       // kindReaderAt: input size
 	total int64       // for Progress: input size as given, or -1
 	count *countingReader
+	unmap func() error // a mapped file's data: unmapped by Close
 }
 
 // OpenBytes opens an in-memory input, decompressing it as it goes if it is
@@ -164,8 +166,10 @@ func openStream(cfg *Config, r io.Reader, size int64, knownGzip bool) (*Input, e
 	return in, nil
 }
 
-// OpenFile opens a file: a plain file is read in parallel with ReadAt, a
-// gzip file as a stream. The caller must call Close.
+// OpenFile opens a file: a plain file is mapped into memory (or, where that
+// is not possible, read with ReadAt) and parsed in parallel, a gzip file is
+// read as a stream. The caller must run the reading under Protect and call
+// Close once the results no longer refer to the input.
 func OpenFile(cfg *Config, f *os.File) (*Input, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -183,10 +187,62 @@ func OpenFile(cfg *Config, f *os.File) (*Input, error) {
 	if isGzip(head[:n]) {
 		return openStream(cfg, io.NewSectionReader(f, 0, size), size, true)
 	}
+	if data, unmap, err := mapFile(f, size); err == nil {
+		// Parsed in place: no copy from the page cache. A fault on the
+		// mapping (the file shrank meanwhile) becomes an error in Protect
+		// and in the workers.
+		in := &Input{cfg: cfg, kind: kindMem, data: data, total: size, unmap: unmap}
+		in.lr = lineReader{buf: data, end: len(data), eof: true, maxLine: cfg.MaxLine}
+		return in, nil
+	}
 	in := &Input{cfg: cfg, kind: kindReaderAt, ra: f, size: size, total: size}
 	in.lr = lineReader{r: io.NewSectionReader(f, 0, size), maxLine: cfg.MaxLine}
 	return in, nil
 }
+
+// Close releases what the input holds (a file mapping). Nothing read from
+// the input may be used afterwards, so results must be copies.
+func (in *Input) Close() error {
+	if in.unmap == nil {
+		return nil
+	}
+	err := in.unmap()
+	in.unmap, in.data, in.lr.buf = nil, nil, nil
+	return err
+}
+
+// Protect runs f, turning a fault on a mapped file (it shrank while being
+// read: SIGBUS) into an error instead of a crash. Run protects its workers
+// the same way.
+func (in *Input) Protect(f func() error) (err error) {
+	if in.unmap == nil {
+		return f()
+	}
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
+			err = in.faultErr()
+		}
+	}()
+	return f()
+}
+
+// isFault reports whether a recovered value is a memory fault.
+func isFault(r any) bool {
+	_, ok := r.(interface{ Addr() uintptr })
+	return ok
+}
+
+func (in *Input) faultErr() error {
+	return fmt.Errorf("%sreading input: the file changed while it was being read", in.cfg.prefix())
+}
+
+// mapFile maps a file; tests replace it to exercise the ReadAt path.
+var mapFile = mapFileOS
 
 // isGzip reports whether b starts with the gzip magic bytes.
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package textparse
+
+import (
+	"errors"
+	"os"
+)
+
+// mapFile is not available: OpenFile reads with ReadAt instead.
+func mapFileOS(*os.File, int64) ([]byte, func() error, error) {
+	return nil, nil, errors.ErrUnsupported
+}
