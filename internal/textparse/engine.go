@@ -222,6 +222,12 @@ func (in *Input) bodySource(stopped func() bool) source {
 		s.chunkSize = chunkSizeFor(s.size, cfg)
 		s.n = int((s.size + s.chunkSize - 1) / s.chunkSize)
 		s.window = func(_ *worker, lo, hi int64) ([]byte, error) { return body[lo:hi], nil }
+		if in.unmap != nil {
+			// A mapped file: once a chunk is parsed, its pages leave the
+			// process's resident set, which stays the output plus the
+			// chunks in flight.
+			s.drop = func(lo, hi int64) { dropPages(in.data, base+lo, base+hi) }
+		}
 		return s
 	case kindReaderAt:
 		base := in.lr.consumed()
@@ -255,6 +261,7 @@ type splitSource struct {
 	n         int
 	k         atomic.Int64
 	window    func(w *worker, lo, hi int64) ([]byte, error)
+	drop      func(lo, hi int64) // optional: done with body bytes [lo, hi)
 }
 
 func (s *splitSource) stop() { s.k.Store(int64(s.n)) }
@@ -328,6 +335,9 @@ func (s *splitSource) next(w *worker) (chunk, bool) {
 	}
 	if end > start {
 		c.data, c.err = s.window(w, start, end)
+		if s.drop != nil {
+			c.release = func() { s.drop(start, end) }
+		}
 	}
 	return c, true
 }

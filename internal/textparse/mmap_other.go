@@ -11,3 +11,6 @@ import (
 func mapFileOS(*os.File, int64) ([]byte, func() error, error) {
 	return nil, nil, errors.ErrUnsupported
 }
+
+// dropPages does nothing where files are not mapped.
+func dropPages([]byte, int64, int64) {}
