@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/google/flatbuffers v25.12.19+incompatible
+	github.com/klauspost/compress v1.19.2
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.47.0
 )

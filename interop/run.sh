@@ -16,6 +16,12 @@
 #                      messages and to_numpy() matches; messages written by
 #                      pyarrow.ipc.write_tensor read back in Go (and in the
 #                      peer) as described
+#   5. text formats    scipy.io.mmwrite writes Matrix Market files (every
+#                      field, symmetry and layout, empty and 1x1, gzip) and
+#                      a reference writer FROSTT files; packages mtx and tns
+#                      read them as scipy.io.mmread does; files they write
+#                      are read by mmread (and the reference reader) with
+#                      the content they were written from
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -25,6 +31,7 @@ ROOT=$(pwd)
 interop/setup.sh
 go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
+go build -o build/textfmtcheck ./interop/textfmtcheck
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -93,6 +100,12 @@ counted "4. pyarrow read_tensor of Go-written Tensor messages" "$PY" interop/pya
 "$PY" interop/pyarrow_dense.py write "$SEED" "$WORK/py" | tee "$WORK/pywrite.log" | tail -n 1
 counted "   sptensor dump of pyarrow write_tensor messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/py"
 counted "   peer read-json of the same (checks their sidecars)" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/py"
+
+echo "== 5. Matrix Market and FROSTT with scipy"
+"$PY" interop/textfmt_ref.py write "$SEED" "$WORK/textpy" | tail -n 1
+counted "5. mtx/tns read what scipy.io.mmwrite wrote" "$ROOT/build/textfmtcheck" read "$WORK/textpy"
+"$ROOT/build/textfmtcheck" write "$SEED" "$WORK/textgo" | tail -n 1
+counted "   scipy.io.mmread reads what mtx/tns wrote" "$PY" interop/textfmt_ref.py read "$WORK/textgo"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
