@@ -8,14 +8,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // errorf builds an error of one of the root package's categories.
 func errorf(kind error, format string, args ...any) error {
-	return as.Errorf(kind, format, args...)
+	return core.Errorf(kind, format, args...)
 }
 
 // newCOO adopts the buffers of a matrix this package has parsed and
@@ -25,7 +26,7 @@ func errorf(kind error, format string, args ...any) error {
 func newCOO(vt, it arrow.DataType, shape []int64, coords, values *memory.Buffer, nnz int64, canonical bool) (*coo.Tensor, error) {
 	defer coords.Release()
 	defer values.Release()
-	return coo.New(vt, it, shape, coords, coo.RowMajor, values, nnz, coo.Trusted(), coo.WithCanonicalClaim(canonical))
+	return coo.New(vt, it, shape, coords, coo.RowMajor, values, nnz, coo.WithTrusted(), coo.WithCanonicalClaim(canonical))
 }
 
 // newColMajor returns a column-major rows × cols view of buf (taking over
@@ -36,8 +37,8 @@ func newColMajor(vt arrow.DataType, buf *memory.Buffer, rows, cols int64) (*view
 }
 
 // denseToCOO returns the non-zero elements of a dense matrix as COO.
-func denseToCOO(mem memory.Allocator, d as.Dense, it arrow.DataType) (*coo.Tensor, error) {
-	return coo.FromDense(mem, d, it)
+func denseToCOO(mem memory.Allocator, d arrowsparse.Dense, it arrow.DataType) (*coo.Tensor, error) {
+	return coo.FromDense(mem, d, coo.ConvertOptions{IndexType: it})
 }
 
 // cooParts returns what the writer reads of a COO tensor: its coordinate
@@ -55,7 +56,7 @@ func cooParts(mem memory.Allocator, t *coo.Tensor) (coords, values []byte, relea
 		release = r.Release
 	}
 	nnz := t.NNZ()
-	iw, vw := int64(as.ByteWidth(t.IndexType())), int64(as.ByteWidth(t.DataType()))
+	iw, vw := int64(arrowsparse.ByteWidth(t.IndexType())), int64(arrowsparse.ByteWidth(t.DataType()))
 	if nnz > 0 {
 		coords = t.CoordsBuffer().Bytes()[:nnz*int64(t.NumDims())*iw]
 		values = t.ValuesBuffer().Bytes()[:nnz*vw]
@@ -65,7 +66,7 @@ func cooParts(mem memory.Allocator, t *coo.Tensor) (coords, values []byte, relea
 
 // canonical returns t with its entries sorted and duplicates summed.
 func canonical(mem memory.Allocator, t *coo.Tensor) (*coo.Tensor, error) {
-	return t.Canonicalize(mem)
+	return t.Canonicalize(mem, coo.ConvertOptions{})
 }
 
 // transposed returns the canonical COO of the transpose of a matrix.
@@ -75,16 +76,21 @@ func transposed(mem memory.Allocator, t *coo.Tensor) (*coo.Tensor, error) {
 		return nil, err
 	}
 	defer p.Release()
-	return p.Canonicalize(mem)
+	return p.Canonicalize(mem, coo.ConvertOptions{})
 }
 
 // denseParts returns what the writer reads of a dense 2-d tensor: a
 // column-major contiguous copy's bytes (or the tensor's own, when it is
 // already column-major and contiguous).
-func denseParts(mem memory.Allocator, d as.Dense) (data []byte, release func(), err error) {
+func denseParts(mem memory.Allocator, src arrowsparse.Dense) (data []byte, release func(), err error) {
+	d, err := views.Of(src) // a Dense from elsewhere is checked first
+	if err != nil {
+		return nil, nil, err
+	}
+	defer d.Release()
 	shape := d.Shape()
 	rows, cols := shape[0], shape[1]
-	w := int64(as.ByteWidth(d.DataType()))
+	w := int64(arrowsparse.ByteWidth(d.DataType()))
 	st := d.ElemStrides()
 	n := rows * cols
 	if n == 0 {
@@ -92,18 +98,14 @@ func denseParts(mem memory.Allocator, d as.Dense) (data []byte, release func(), 
 	}
 	if (rows <= 1 || st[0] == 1) && (cols <= 1 || st[1] == rows) {
 		off := d.ElemOffset() * w
-		return d.Buffer().Bytes()[off : off+n*w], func() {}, nil
+		d.Retain()
+		return d.Buffer().Bytes()[off : off+n*w], d.Release, nil
 	}
 	// Copy through the transpose: a row-major copy of dᵀ is d in
 	// column-major order.
-	v, err := views.New(d.DataType(), d.Buffer(), d.ElemOffset(), shape, st)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer v.Release()
-	vt := v.T()
+	vt := d.T()
 	defer vt.Release()
-	c, err := vt.Copy(mem)
+	c, err := vt.Copy(mem, views.CopyOptions{})
 	if err != nil {
 		return nil, nil, err
 	}

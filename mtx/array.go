@@ -3,7 +3,8 @@ package mtx
 import (
 	"bytes"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -43,14 +44,14 @@ func readArray(in *textparse.Input, cfg *readConfig, h Header, vals textparse.Va
 		return nil, err
 	}
 	if n != h.Entries {
-		return nil, cfg.Errorf(as.ErrStructure, "line %d: the input ends after %d values, but a %d × %d %s array has %d", lines, n, h.Rows, h.Cols, h.Symmetry, h.Entries)
+		return nil, cfg.Errorf(arrowsparse.ErrStructure, "line %d: the input ends after %d values, but a %d × %d %s array has %d", lines, n, h.Rows, h.Cols, h.Symmetry, h.Entries)
 	}
 	if h.Symmetry == General {
 		return newColMajor(vals.Type, r.values.Finish(n), h.Rows, h.Cols)
 	}
 	// Unpack the stored triangle into a full column-major matrix.
 	dim := h.Rows
-	size, _ := as.MulInt64(dim, dim)
+	size, _ := core.MulInt64(dim, dim)
 	full := textparse.NewColumn(cfg.Mem, vals.Width, size)
 	defer full.Release()
 	dst := full.Bytes(0, size)
@@ -119,10 +120,10 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 				j = n - i
 			}
 			if data[i] == '\r' && j != 1 {
-				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "stray carriage return")
+				return lines, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines, "stray carriage return")
 			}
 			if j > maxLine {
-				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "line is longer than %d bytes", maxLine)
+				return lines, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines, "line is longer than %d bytes", maxLine)
 			}
 			i += j + 1
 			lines++
@@ -130,7 +131,7 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 		}
 		lane, next, msg := r.vals.Parse(data, i)
 		if msg != "" {
-			return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "%s", msg)
+			return lines, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines, "%s", msg)
 		}
 		i = next
 		for i < n && (data[i] == ' ' || data[i] == '\t') {
@@ -141,13 +142,13 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 				i++
 			}
 			if data[i] != '\n' {
-				return lines, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines, "an array file has one value per line, but this line has more")
+				return lines, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines, "an array file has one value per line, but this line has more")
 			}
 			i++
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		s.vals = append(s.vals, lane)
 	}
@@ -157,7 +158,7 @@ func (r *arrayReader) parse(data []byte, s *arrayScratch) (lines, entries int64,
 func (r *arrayReader) place(data []byte, s *arrayScratch, before int64, grow func(func())) error {
 	n := int64(len(s.vals))
 	if before+n > r.h.Entries {
-		return textparse.NewLineError(as.ErrStructure, entryLine(data, r.h.Entries-before), "more values than the %d a %d × %d %s array has", r.h.Entries, r.h.Rows, r.h.Cols, r.h.Symmetry)
+		return textparse.NewLineError(arrowsparse.ErrStructure, entryLine(data, r.h.Entries-before), "more values than the %d a %d × %d %s array has", r.h.Entries, r.h.Rows, r.h.Cols, r.h.Symmetry)
 	}
 	s.off = before
 	if need := before + n; need > r.values.Cap() {

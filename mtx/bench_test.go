@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 	"github.com/arrowsparse/arrowsparse/mtx"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
@@ -42,7 +42,7 @@ type coordReader struct {
 func readCoordinate(in *textparse.Input, cfg *readConfig, h Header, it arrow.DataType, vals textparse.Values) (*coo.Tensor, error) {
 	expand := h.Symmetry != General && !cfg.keepTriangle
 	r := &coordReader{cfg: cfg, h: h, vals: vals, skew: h.Symmetry == SkewSymmetric,
-		iw: as.ByteWidth(it), sorted: true}
+		iw: arrowsparse.ByteWidth(it), sorted: true}
 	// Room: the header's count, unless the input is too small to hold it
 	// (each entry takes at least "1 1\n" or "1 1 1\n"), or its size is
 	// unknown (then grow as entries arrive). A symmetric matrix gets room
@@ -75,7 +75,7 @@ func readCoordinate(in *textparse.Input, cfg *readConfig, h Header, it arrow.Dat
 		return nil, err
 	}
 	if n != h.Entries {
-		return nil, cfg.Errorf(as.ErrStructure, "line %d: the input ends after %d entries, but the size line announces %d", lines, n, h.Entries)
+		return nil, cfg.Errorf(arrowsparse.ErrStructure, "line %d: the input ends after %d entries, but the size line announces %d", lines, n, h.Entries)
 	}
 	total := n
 	canonical := r.sorted
@@ -120,10 +120,10 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 				j = n - i
 			}
 			if data[i] == '\r' && j != 1 {
-				return fail(as.ErrSyntax, "stray carriage return")
+				return fail(arrowsparse.ErrSyntax, "stray carriage return")
 			}
 			if j > maxLine {
-				return fail(as.ErrSyntax, "line is longer than %d bytes", maxLine)
+				return fail(arrowsparse.ErrSyntax, "line is longer than %d bytes", maxLine)
 			}
 			i += j + 1
 			lines++
@@ -133,13 +133,13 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 		row, k, over := textparse.ScanUint(data[i:])
 		i += k
 		if k > 0 && (i >= n || data[i] == '\n' || data[i] == '\r') {
-			return fail(as.ErrSyntax, "the line has 1 field, want %s", r.fieldsWanted())
+			return fail(arrowsparse.ErrSyntax, "the line has 1 field, want %s", r.fieldsWanted())
 		}
 		if k == 0 || data[i] != ' ' && data[i] != '\t' {
-			return fail(as.ErrSyntax, "row index %s is not a positive integer", token(data, i-k))
+			return fail(arrowsparse.ErrSyntax, "row index %s is not a positive integer", token(data, i-k))
 		}
 		if over || row == 0 || row > rows {
-			return fail(as.ErrOutOfRange, "row index %s is outside 1..%d (indices count from 1)", token(data, i-k), rows)
+			return fail(arrowsparse.ErrOutOfRange, "row index %s is outside 1..%d (indices count from 1)", token(data, i-k), rows)
 		}
 		for i < n && (data[i] == ' ' || data[i] == '\t') {
 			i++
@@ -148,15 +148,15 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 		i += k
 		if k == 0 {
 			if i >= n || data[i] == '\n' || data[i] == '\r' {
-				return fail(as.ErrSyntax, "the line has 1 field, want %s", r.fieldsWanted())
+				return fail(arrowsparse.ErrSyntax, "the line has 1 field, want %s", r.fieldsWanted())
 			}
-			return fail(as.ErrSyntax, "column index %s is not a positive integer", token(data, i))
+			return fail(arrowsparse.ErrSyntax, "column index %s is not a positive integer", token(data, i))
 		}
 		if i < n && data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r' {
-			return fail(as.ErrSyntax, "column index %s is not a positive integer", token(data, i-k))
+			return fail(arrowsparse.ErrSyntax, "column index %s is not a positive integer", token(data, i-k))
 		}
 		if over || col == 0 || col > cols {
-			return fail(as.ErrOutOfRange, "column index %s is outside 1..%d (indices count from 1)", token(data, i-k), cols)
+			return fail(arrowsparse.ErrOutOfRange, "column index %s is outside 1..%d (indices count from 1)", token(data, i-k), cols)
 		}
 		for i < n && (data[i] == ' ' || data[i] == '\t') {
 			i++
@@ -165,12 +165,12 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 		lane := r.vals.One
 		if !pattern {
 			if i >= n || data[i] == '\n' || data[i] == '\r' {
-				return fail(as.ErrSyntax, "the line has 2 fields, want %s", r.fieldsWanted())
+				return fail(arrowsparse.ErrSyntax, "the line has 2 fields, want %s", r.fieldsWanted())
 			}
 			var msg string
 			lane, i, msg = r.vals.Parse(data, i)
 			if msg != "" {
-				return fail(as.ErrSyntax, "%s", msg)
+				return fail(arrowsparse.ErrSyntax, "%s", msg)
 			}
 			for i < n && (data[i] == ' ' || data[i] == '\t') {
 				i++
@@ -182,16 +182,16 @@ func (r *coordReader) parse(data []byte, s *coordScratch) (lines, entries int64,
 				i++
 			}
 			if data[i] != '\n' {
-				return fail(as.ErrSyntax, "the line has more than %s", r.fieldsWanted())
+				return fail(arrowsparse.ErrSyntax, "the line has more than %s", r.fieldsWanted())
 			}
 			i++
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		if r.skew && row == col && !r.vals.IsZero(lane) {
-			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrStructure, lines-1, "a skew-symmetric matrix has a zero diagonal, but entry (%d, %d) is not zero", row, col)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrStructure, lines-1, "a skew-symmetric matrix has a zero diagonal, but entry (%d, %d) is not zero", row, col)
 		}
 		row--
 		col--
@@ -230,7 +230,7 @@ func token(data []byte, i int) string {
 func (r *coordReader) place(data []byte, s *coordScratch, before int64, grow func(func())) error {
 	n := int64(len(s.vals))
 	if before+n > r.h.Entries {
-		return textparse.NewLineError(as.ErrStructure, entryLine(data, r.h.Entries-before), "more entries than the %d the size line announces", r.h.Entries)
+		return textparse.NewLineError(arrowsparse.ErrStructure, entryLine(data, r.h.Entries-before), "more entries than the %d the size line announces", r.h.Entries)
 	}
 	s.off = before
 	if need := before + n; need > r.values.Cap() {

@@ -10,7 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/mtx"
 )
 
@@ -49,7 +50,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			require.Error(t, serr)
 			require.Equal(t, lineOf(err), lineOf(serr))
-			var e *as.Error
+			var e *arrowsparse.Error
 			require.True(t, errors.As(err, &e), "%T %v", err, err)
 			if herr == nil {
 				// The header was fine, so the body was not.
@@ -88,7 +89,7 @@ func useMatrix(t *testing.T, mem memory.Allocator, m *mtx.Matrix) {
 		require.NoError(t, err)
 		d.Release()
 	}
-	canon, err := c.Canonicalize(mem)
+	canon, err := c.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	defer canon.Release()
 	require.True(t, canon.IsCanonical())
@@ -106,7 +107,7 @@ func useMatrix(t *testing.T, mem memory.Allocator, m *mtx.Matrix) {
 		require.NoError(t, err)
 		back, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(c.DataType()))
 		require.NoError(t, err, buf.String())
-		bc, err := back.COO.Canonicalize(mem)
+		bc, err := back.COO.Canonicalize(mem, coo.ConvertOptions{})
 		require.NoError(t, err)
 		sameTensor(t, canon, bc)
 		bc.Release()

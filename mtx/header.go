@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
 
@@ -115,7 +116,7 @@ func parseHeader(in *textparse.Input) (Header, error) {
 		return h, err
 	}
 	if eof {
-		return h, cfg.Errorf(as.ErrSyntax, "empty input: a Matrix Market file starts with a %%%%MatrixMarket line")
+		return h, cfg.Errorf(arrowsparse.ErrSyntax, "empty input: a Matrix Market file starts with a %%%%MatrixMarket line")
 	}
 	if err := h.parseBanner(line); err != nil {
 		return h, cfg.LineErr(err)
@@ -127,7 +128,7 @@ func parseHeader(in *textparse.Input) (Header, error) {
 			return h, err
 		}
 		if eof {
-			return h, cfg.Errorf(as.ErrSyntax, "the input ends after line %d without a size line", in.LineNo())
+			return h, cfg.Errorf(arrowsparse.ErrSyntax, "the input ends after line %d without a size line", in.LineNo())
 		}
 		t := bytes.TrimLeft(line, " \t")
 		if len(t) == 0 {
@@ -149,7 +150,7 @@ func parseHeader(in *textparse.Input) (Header, error) {
 // the words in any case.
 func (h *Header) parseBanner(line []byte) *textparse.LineError {
 	bad := func(format string, args ...any) *textparse.LineError {
-		return textparse.NewLineError(as.ErrSyntax, 1, format, args...)
+		return textparse.NewLineError(arrowsparse.ErrSyntax, 1, format, args...)
 	}
 	f := strings.Fields(string(line))
 	if len(f) == 0 || !strings.EqualFold(f[0], "%%MatrixMarket") {
@@ -214,27 +215,27 @@ func (h *Header) parseSize(line []byte, lineNo int64) *textparse.LineError {
 	}
 	f := bytes.Fields(line)
 	if len(f) != want {
-		return bad(as.ErrSyntax, "the size line of a %s file needs %d numbers (%s), found %q", h.Layout, want, what, cut(line))
+		return bad(arrowsparse.ErrSyntax, "the size line of a %s file needs %d numbers (%s), found %q", h.Layout, want, what, cut(line))
 	}
 	var v [3]int64
 	for k, tok := range f {
 		x, n, over := textparse.ScanUint(tok)
 		if n != len(tok) || n == 0 {
-			return bad(as.ErrSyntax, "size %q is not a non-negative integer", cut(tok))
+			return bad(arrowsparse.ErrSyntax, "size %q is not a non-negative integer", cut(tok))
 		}
 		if over {
-			return bad(as.ErrShape, "size %s does not fit int64", cut(tok))
+			return bad(arrowsparse.ErrShape, "size %s does not fit int64", cut(tok))
 		}
 		v[k] = int64(x)
 	}
 	h.Rows, h.Cols = v[0], v[1]
 	if h.Symmetry != General && h.Rows != h.Cols {
-		return bad(as.ErrShape, "a %s matrix must be square, but the size line gives %d × %d", h.Symmetry, h.Rows, h.Cols)
+		return bad(arrowsparse.ErrShape, "a %s matrix must be square, but the size line gives %d × %d", h.Symmetry, h.Rows, h.Cols)
 	}
 	if h.Layout == Array {
 		n, ok := arrayValues(h.Rows, h.Cols, h.Symmetry)
 		if !ok {
-			return bad(as.ErrShape, "a %d × %d array has too many values to count in int64", h.Rows, h.Cols)
+			return bad(arrowsparse.ErrShape, "a %d × %d array has too many values to count in int64", h.Rows, h.Cols)
 		}
 		h.Entries = n
 		return nil
@@ -249,7 +250,7 @@ func (h *Header) parseSize(line []byte, lineNo int64) *textparse.LineError {
 func arrayValues(rows, cols int64, s Symmetry) (int64, bool) {
 	switch s {
 	case General:
-		return as.MulInt64(rows, cols)
+		return core.MulInt64(rows, cols)
 	case SkewSymmetric:
 		if rows == 0 {
 			return 0, true
@@ -267,7 +268,7 @@ func triangle(n int64) (int64, bool) {
 	} else {
 		b /= 2
 	}
-	return as.MulInt64(a, b)
+	return core.MulInt64(a, b)
 }
 
 // cut shortens a token or line for a message.

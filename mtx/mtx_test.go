@@ -18,17 +18,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/internal/textcheck"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
-var categories = []error{as.ErrSyntax, as.ErrOutOfRange, as.ErrStructure, as.ErrShape, as.ErrUnsupportedType, as.ErrOverflow}
+var categories = []error{arrowsparse.ErrSyntax, arrowsparse.ErrOutOfRange, arrowsparse.ErrStructure, arrowsparse.ErrShape, arrowsparse.ErrUnsupportedType, arrowsparse.ErrOverflow}
 
-func width(dt arrow.DataType) int { return as.ByteWidth(dt) }
+func width(dt arrow.DataType) int { return arrowsparse.ByteWidth(dt) }
 
 // TestScipyGolden reads the files scipy.io.mmwrite wrote (testdata) with
 // every reader and compares them with what scipy.io.mmread read back.
@@ -131,55 +131,55 @@ func TestBadInput(t *testing.T) {
 		want       string // in the message
 		opts       []mtx.ReadOption
 	}{
-		{"empty", "", as.ErrSyntax, "empty input", nil},
-		{"not mm", "hello\n", as.ErrSyntax, "line 1: not a Matrix Market file", nil},
-		{"short banner", "%%MatrixMarket matrix coordinate real\n", as.ErrSyntax, "line 1: the banner needs 4 words", nil},
-		{"vector", "%%MatrixMarket vector coordinate real general\n", as.ErrSyntax, "line 1: object \"vector\"", nil},
-		{"format", "%%MatrixMarket matrix sparse real general\n", as.ErrSyntax, "line 1: unknown format", nil},
-		{"field", "%%MatrixMarket matrix coordinate quaternion general\n", as.ErrSyntax, "line 1: unknown field", nil},
-		{"symmetry", "%%MatrixMarket matrix coordinate real upper\n", as.ErrSyntax, "line 1: unknown symmetry", nil},
-		{"pattern array", "%%MatrixMarket matrix array pattern general\n", as.ErrSyntax, "line 1: an array file cannot have the pattern field", nil},
-		{"pattern skew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n", as.ErrSyntax, "line 1: a pattern matrix cannot be skew-symmetric", nil},
-		{"no size line", realGeneral + "% c\n", as.ErrSyntax, "without a size line", nil},
-		{"size fields", realGeneral + "3 3\n", as.ErrSyntax, "line 2: the size line of a coordinate file needs 3 numbers", nil},
-		{"size negative", realGeneral + "3 -3 1\n", as.ErrSyntax, "line 2: size \"-3\"", nil},
-		{"size overflow", realGeneral + "3 99999999999999999999 1\n", as.ErrShape, "line 2: size 99999999999999999999 does not fit int64", nil},
-		{"duplicates allowed, but not missing", realGeneral + "2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n", as.ErrStructure, "line 6: the input ends after 4 entries", nil},
-		{"not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n", as.ErrShape, "line 2: a symmetric matrix must be square", nil},
-		{"complex", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 2\n", as.ErrUnsupportedType, "no complex type", nil},
-		{"truncated", realGeneral + "3 3 3\n1 1 1\n2 2 2\n", as.ErrStructure, "line 4: the input ends after 2 entries, but the size line announces 3", nil},
-		{"truncated mid-line", realGeneral + "3 3 3\n1 1 1\n2 2", as.ErrSyntax, "line 4: the line has 2 fields", nil},
-		{"too many", realGeneral + "3 3 2\n1 1 1\n% c\n2 2 2\n3 3 3\n", as.ErrStructure, "line 6: more entries than the 2", nil},
-		{"zero row", realGeneral + "3 3 2\n1 1 1\n0 2 2\n", as.ErrOutOfRange, "line 4: row index \"0\" is outside 1..3", nil},
-		{"big row", realGeneral + "3 3 2\n1 1 1\n4 2 2\n", as.ErrOutOfRange, "line 4: row index \"4\" is outside 1..3", nil},
-		{"huge col", realGeneral + "3 3 2\n1 1 1\n3 99999999999999999999 2\n", as.ErrOutOfRange, "line 4: column index \"99999999999999999999\" is outside", nil},
-		{"negative col", realGeneral + "3 3 1\n1 -1 1\n", as.ErrSyntax, "line 3: column index \"-1\" is not a positive integer", nil},
-		{"float row", realGeneral + "3 3 1\n1.0 1 1\n", as.ErrSyntax, "line 3: row index \"1.0\" is not a positive integer", nil},
-		{"bad value", realGeneral + "3 3 2\n1 1 1\n2 2 x2\n", as.ErrSyntax, "line 4: value \"x2\" is not a number", nil},
-		{"value suffix", realGeneral + "3 3 1\n2 2 1.5x\n", as.ErrSyntax, "line 3: value \"1.5x\" is not a number", nil},
-		{"missing value", realGeneral + "3 3 1\n2 2\n", as.ErrSyntax, "line 3: the line has 2 fields", nil},
-		{"one field", realGeneral + "3 3 1\n2\n", as.ErrSyntax, "line 3: the line has 1 field", nil},
-		{"extra field", realGeneral + "3 3 1\n2 2 1 4\n", as.ErrSyntax, "line 3: the line has more than 3", nil},
-		{"pattern extra", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n2 2 1\n", as.ErrSyntax, "line 3: the line has more than 2", nil},
-		{"int value real", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 1.5\n", as.ErrSyntax, "line 3: value \"1.5\" is not an integer", nil},
-		{"int overflow", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 300\n", as.ErrSyntax, "line 3: value \"300\" does not fit int8", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Int8)}},
-		{"int64 overflow", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 9223372036854775808\n", as.ErrSyntax, "does not fit int64", nil},
-		{"negative uint", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 -1\n", as.ErrSyntax, "line 3: value \"-1\" does not fit uint16", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Uint16)}},
-		{"real into int", realGeneral + "3 3 1\n2 2 1\n", as.ErrUnsupportedType, "cannot be read into int32", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Int32)}},
-		{"narrow index", realGeneral + "300 3 1\n2 2 1\n", as.ErrUnsupportedType, "index type", []mtx.ReadOption{mtx.WithIndexType(arrow.PrimitiveTypes.Int8)}},
-		{"uint64 index", realGeneral + "3 3 1\n2 2 1\n", as.ErrUnsupportedType, "uint64", []mtx.ReadOption{mtx.WithIndexType(arrow.PrimitiveTypes.Uint64)}},
-		{"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n", as.ErrStructure, "line 4: a skew-symmetric matrix has a zero diagonal", nil},
-		{"skew unsigned", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n2 1 1\n", as.ErrUnsupportedType, "signed type", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Uint8)}},
-		{"stray cr", realGeneral + "3 3 1\n\r2 2 1\n", as.ErrSyntax, "line 3: stray carriage return", nil},
-		{"long line", realGeneral + "3 3 1\n2 2 " + long + "\n", as.ErrSyntax, "line 3: line is longer than 1048576 bytes", nil},
-		{"long last line", realGeneral + "3 3 1\n2 2 " + long, as.ErrSyntax, "line 3: line is longer than 1048576 bytes", nil},
-		{"long comment", realGeneral + "3 3 1\n%" + long + "\n2 2 1\n", as.ErrSyntax, "line 3: line is longer", nil},
-		{"long header", "%%MatrixMarket matrix coordinate real general " + long + "\n", as.ErrSyntax, "line 1: line is longer", nil},
-		{"array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", as.ErrStructure, "line 5: the input ends after 3 values, but a 2 × 2 general array has 4", nil},
-		{"array long", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n", as.ErrStructure, "line 6: more values than the 3", nil},
-		{"array two per line", "%%MatrixMarket matrix array real general\n2 2\n1 2\n3\n4\n", as.ErrSyntax, "line 3: an array file has one value per line", nil},
-		{"array bad value", "%%MatrixMarket matrix array integer general\n1 2\n1\nnan\n", as.ErrSyntax, "line 4: value \"nan\" is not an integer", nil},
-		{"array overflow", "%%MatrixMarket matrix array real general\n99999999999 99999999999\n1\n", as.ErrShape, "too many values", nil},
+		{"empty", "", arrowsparse.ErrSyntax, "empty input", nil},
+		{"not mm", "hello\n", arrowsparse.ErrSyntax, "line 1: not a Matrix Market file", nil},
+		{"short banner", "%%MatrixMarket matrix coordinate real\n", arrowsparse.ErrSyntax, "line 1: the banner needs 4 words", nil},
+		{"vector", "%%MatrixMarket vector coordinate real general\n", arrowsparse.ErrSyntax, "line 1: object \"vector\"", nil},
+		{"format", "%%MatrixMarket matrix sparse real general\n", arrowsparse.ErrSyntax, "line 1: unknown format", nil},
+		{"field", "%%MatrixMarket matrix coordinate quaternion general\n", arrowsparse.ErrSyntax, "line 1: unknown field", nil},
+		{"symmetry", "%%MatrixMarket matrix coordinate real upper\n", arrowsparse.ErrSyntax, "line 1: unknown symmetry", nil},
+		{"pattern array", "%%MatrixMarket matrix array pattern general\n", arrowsparse.ErrSyntax, "line 1: an array file cannot have the pattern field", nil},
+		{"pattern skew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n", arrowsparse.ErrSyntax, "line 1: a pattern matrix cannot be skew-symmetric", nil},
+		{"no size line", realGeneral + "% c\n", arrowsparse.ErrSyntax, "without a size line", nil},
+		{"size fields", realGeneral + "3 3\n", arrowsparse.ErrSyntax, "line 2: the size line of a coordinate file needs 3 numbers", nil},
+		{"size negative", realGeneral + "3 -3 1\n", arrowsparse.ErrSyntax, "line 2: size \"-3\"", nil},
+		{"size overflow", realGeneral + "3 99999999999999999999 1\n", arrowsparse.ErrShape, "line 2: size 99999999999999999999 does not fit int64", nil},
+		{"duplicates allowed, but not missing", realGeneral + "2 2 5\n1 1 1\n1 1 1\n1 1 1\n1 1 1\n", arrowsparse.ErrStructure, "line 6: the input ends after 4 entries", nil},
+		{"not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n", arrowsparse.ErrShape, "line 2: a symmetric matrix must be square", nil},
+		{"complex", "%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 2\n", arrowsparse.ErrUnsupportedType, "no complex type", nil},
+		{"truncated", realGeneral + "3 3 3\n1 1 1\n2 2 2\n", arrowsparse.ErrStructure, "line 4: the input ends after 2 entries, but the size line announces 3", nil},
+		{"truncated mid-line", realGeneral + "3 3 3\n1 1 1\n2 2", arrowsparse.ErrSyntax, "line 4: the line has 2 fields", nil},
+		{"too many", realGeneral + "3 3 2\n1 1 1\n% c\n2 2 2\n3 3 3\n", arrowsparse.ErrStructure, "line 6: more entries than the 2", nil},
+		{"zero row", realGeneral + "3 3 2\n1 1 1\n0 2 2\n", arrowsparse.ErrOutOfRange, "line 4: row index \"0\" is outside 1..3", nil},
+		{"big row", realGeneral + "3 3 2\n1 1 1\n4 2 2\n", arrowsparse.ErrOutOfRange, "line 4: row index \"4\" is outside 1..3", nil},
+		{"huge col", realGeneral + "3 3 2\n1 1 1\n3 99999999999999999999 2\n", arrowsparse.ErrOutOfRange, "line 4: column index \"99999999999999999999\" is outside", nil},
+		{"negative col", realGeneral + "3 3 1\n1 -1 1\n", arrowsparse.ErrSyntax, "line 3: column index \"-1\" is not a positive integer", nil},
+		{"float row", realGeneral + "3 3 1\n1.0 1 1\n", arrowsparse.ErrSyntax, "line 3: row index \"1.0\" is not a positive integer", nil},
+		{"bad value", realGeneral + "3 3 2\n1 1 1\n2 2 x2\n", arrowsparse.ErrSyntax, "line 4: value \"x2\" is not a number", nil},
+		{"value suffix", realGeneral + "3 3 1\n2 2 1.5x\n", arrowsparse.ErrSyntax, "line 3: value \"1.5x\" is not a number", nil},
+		{"missing value", realGeneral + "3 3 1\n2 2\n", arrowsparse.ErrSyntax, "line 3: the line has 2 fields", nil},
+		{"one field", realGeneral + "3 3 1\n2\n", arrowsparse.ErrSyntax, "line 3: the line has 1 field", nil},
+		{"extra field", realGeneral + "3 3 1\n2 2 1 4\n", arrowsparse.ErrSyntax, "line 3: the line has more than 3", nil},
+		{"pattern extra", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n2 2 1\n", arrowsparse.ErrSyntax, "line 3: the line has more than 2", nil},
+		{"int value real", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 1.5\n", arrowsparse.ErrSyntax, "line 3: value \"1.5\" is not an integer", nil},
+		{"int overflow", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 300\n", arrowsparse.ErrSyntax, "line 3: value \"300\" does not fit int8", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Int8)}},
+		{"int64 overflow", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 9223372036854775808\n", arrowsparse.ErrSyntax, "does not fit int64", nil},
+		{"negative uint", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 2 -1\n", arrowsparse.ErrSyntax, "line 3: value \"-1\" does not fit uint16", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Uint16)}},
+		{"real into int", realGeneral + "3 3 1\n2 2 1\n", arrowsparse.ErrUnsupportedType, "cannot be read into int32", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Int32)}},
+		{"narrow index", realGeneral + "300 3 1\n2 2 1\n", arrowsparse.ErrUnsupportedType, "index type", []mtx.ReadOption{mtx.WithIndexType(arrow.PrimitiveTypes.Int8)}},
+		{"uint64 index", realGeneral + "3 3 1\n2 2 1\n", arrowsparse.ErrUnsupportedType, "uint64", []mtx.ReadOption{mtx.WithIndexType(arrow.PrimitiveTypes.Uint64)}},
+		{"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n", arrowsparse.ErrStructure, "line 4: a skew-symmetric matrix has a zero diagonal", nil},
+		{"skew unsigned", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n2 1 1\n", arrowsparse.ErrUnsupportedType, "signed type", []mtx.ReadOption{mtx.WithValueType(arrow.PrimitiveTypes.Uint8)}},
+		{"stray cr", realGeneral + "3 3 1\n\r2 2 1\n", arrowsparse.ErrSyntax, "line 3: stray carriage return", nil},
+		{"long line", realGeneral + "3 3 1\n2 2 " + long + "\n", arrowsparse.ErrSyntax, "line 3: line is longer than 1048576 bytes", nil},
+		{"long last line", realGeneral + "3 3 1\n2 2 " + long, arrowsparse.ErrSyntax, "line 3: line is longer than 1048576 bytes", nil},
+		{"long comment", realGeneral + "3 3 1\n%" + long + "\n2 2 1\n", arrowsparse.ErrSyntax, "line 3: line is longer", nil},
+		{"long header", "%%MatrixMarket matrix coordinate real general " + long + "\n", arrowsparse.ErrSyntax, "line 1: line is longer", nil},
+		{"array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", arrowsparse.ErrStructure, "line 5: the input ends after 3 values, but a 2 × 2 general array has 4", nil},
+		{"array long", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n", arrowsparse.ErrStructure, "line 6: more values than the 3", nil},
+		{"array two per line", "%%MatrixMarket matrix array real general\n2 2\n1 2\n3\n4\n", arrowsparse.ErrSyntax, "line 3: an array file has one value per line", nil},
+		{"array bad value", "%%MatrixMarket matrix array integer general\n1 2\n1\nnan\n", arrowsparse.ErrSyntax, "line 4: value \"nan\" is not an integer", nil},
+		{"array overflow", "%%MatrixMarket matrix array real general\n99999999999 99999999999\n1\n", arrowsparse.ErrShape, "too many values", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem := testutil.Checked(t)
@@ -210,7 +210,7 @@ func TestHugeHeader(t *testing.T) {
 			if err == nil {
 				m.Release()
 			}
-			require.ErrorIs(t, err, as.ErrStructure, v.name)
+			require.ErrorIs(t, err, arrowsparse.ErrStructure, v.name)
 			assert.Less(t, p.peak.Load(), int64(8<<20), "%s: %s", v.name, text)
 			assert.Zero(t, p.cur.Load())
 		}
@@ -241,16 +241,16 @@ func TestSymmetricExpansion(t *testing.T) {
 	a, err := readAll(t, mem, []byte("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n"))
 	require.NoError(t, err)
 	defer a.Release()
-	d, err := a.Dense.Copy(mem)
+	d, err := a.Dense.Copy(mem, views.CopyOptions{})
 	require.NoError(t, err)
 	defer d.Release()
-	assert.Equal(t, []float64{0, -1, -2, 1, 0, -3, 2, 3, 0}, views.Data[float64](d))
+	assert.Equal(t, []float64{0, -1, -2, 1, 0, -3, 2, 3, 0}, testutil.ViewValues[float64](t, d))
 	assert.True(t, a.Dense.IsFContiguous())
 
 	h, err := readAll(t, mem, []byte("%%MatrixMarket matrix array real hermitian\n2 2\n1\n2\n3\n"), mtx.WithKeepTriangle())
 	require.NoError(t, err)
 	defer h.Release()
-	assert.Equal(t, []float64{1, 2, 0, 3}, views.Data[float64](h.Dense))
+	assert.Equal(t, []float64{1, 2, 0, 3}, testutil.ViewValues[float64](t, h.Dense))
 }
 
 func TestCanonicalFlag(t *testing.T) {
@@ -320,11 +320,11 @@ func TestValueTypes(t *testing.T) {
 	for _, dt := range testutil.ValueTypes {
 		m, err := readAll(t, mem, []byte(ints), mtx.WithValueType(dt))
 		if strings.HasPrefix(dt.String(), "uint") {
-			require.ErrorIs(t, err, as.ErrSyntax, dt)
+			require.ErrorIs(t, err, arrowsparse.ErrSyntax, dt)
 			continue
 		}
 		require.NoError(t, err, dt)
-		d, err := m.COO.ToView(mem, as.SumDuplicates)
+		d, err := m.COO.ToView(mem, coo.ConvertOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, []float64{-128, 127, 0, 5}, testutil.DenseValues(t, d), dt)
 		d.Release()
@@ -335,7 +335,7 @@ func TestValueTypes(t *testing.T) {
 		m, err := readAll(t, mem, []byte(pat), mtx.WithValueType(dt))
 		require.NoError(t, err, dt)
 		assert.Equal(t, int64(3), m.COO.NNZ())
-		d, err := m.COO.ToView(mem, as.SumDuplicates)
+		d, err := m.COO.ToView(mem, coo.ConvertOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, []float64{1, 1, 1, 0}, testutil.DenseValues(t, d), dt)
 		d.Release()
@@ -353,7 +353,7 @@ func TestRoundTrip(t *testing.T) {
 		for _, it := range testutil.IndexTypes {
 			for _, layout := range []coo.Layout{coo.RowMajor, coo.ColMajor} {
 				shape := []int64{int64(1 + r.IntN(100)), int64(1 + r.IntN(100))}
-				if as.IndexMax(it) < 100 {
+				if arrowsparse.IndexMax(it) < 100 {
 					shape = []int64{int64(1 + r.IntN(100)), 3}
 				}
 				src := randomCOO(t, mem, r, vt, it, shape, layout)
@@ -402,11 +402,11 @@ func TestWriteSymmetry(t *testing.T) {
 	b, err := back.COO.ToDense(mem)
 	require.NoError(t, err)
 	defer b.Release()
-	assert.Equal(t, views.Data[float64](a.(*views.View)), views.Data[float64](b.(*views.View)))
+	assert.Equal(t, testutil.ViewValues[float64](t, a.(*views.View)), testutil.ViewValues[float64](t, b.(*views.View)))
 
 	for _, s := range []mtx.Symmetry{mtx.SkewSymmetric} {
 		err := mtx.Write(io.Discard, m.COO, mtx.WithSymmetry(s), mtx.WithWriteAllocator(mem))
-		require.ErrorIs(t, err, as.ErrStructure)
+		require.ErrorIs(t, err, arrowsparse.ErrStructure)
 		assert.Contains(t, err.Error(), "not skew-symmetric")
 	}
 	// Not symmetric: (1, 2) has no mirror.
@@ -414,14 +414,14 @@ func TestWriteSymmetry(t *testing.T) {
 	require.NoError(t, err)
 	defer bad.Release()
 	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Symmetric), mtx.WithWriteAllocator(mem))
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	assert.Contains(t, err.Error(), "(1, 2)")
 	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Hermitian), mtx.WithWriteAllocator(mem))
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	wide, err := mtx.ReadBytes([]byte(realGeneral+"2 3 0\n"), mtx.WithAllocator(mem))
 	require.NoError(t, err)
 	defer wide.Release()
-	require.ErrorIs(t, mtx.Write(io.Discard, wide.COO, mtx.WithSymmetry(mtx.Symmetric)), as.ErrShape)
+	require.ErrorIs(t, mtx.Write(io.Discard, wide.COO, mtx.WithSymmetry(mtx.Symmetric)), arrowsparse.ErrShape)
 
 	// Dense: skew-symmetric with a zero diagonal.
 	sk, err := mtx.ReadBytes([]byte("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n"), mtx.WithAllocator(mem))
@@ -431,9 +431,9 @@ func TestWriteSymmetry(t *testing.T) {
 	require.NoError(t, mtx.Write(&buf, sk.Dense, mtx.WithSymmetry(mtx.SkewSymmetric)))
 	assert.Equal(t, "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n", buf.String())
 	err = mtx.Write(io.Discard, sk.Dense, mtx.WithSymmetry(mtx.Symmetric))
-	require.ErrorIs(t, err, as.ErrStructure)
+	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	assert.Contains(t, err.Error(), "does not mirror")
-	require.ErrorIs(t, mtx.Write(io.Discard, sk.Dense, mtx.WithPattern()), as.ErrUnsupportedType)
+	require.ErrorIs(t, mtx.Write(io.Discard, sk.Dense, mtx.WithPattern()), arrowsparse.ErrUnsupportedType)
 
 	// Pattern.
 	buf.Reset()
@@ -446,12 +446,12 @@ func TestWriteErrors(t *testing.T) {
 	three, err := coo.FromSlices[int32, float64](mem, []int64{2, 2, 2}, []int32{0, 0, 0}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer three.Release()
-	require.ErrorIs(t, mtx.Write(io.Discard, three), as.ErrShape)
+	require.ErrorIs(t, mtx.Write(io.Discard, three), arrowsparse.ErrShape)
 	m, err := mtx.ReadBytes([]byte(realGeneral+"2 2 1\n1 2 3\n"), mtx.WithAllocator(mem))
 	require.NoError(t, err)
 	defer m.Release()
 	require.Error(t, mtx.Write(failingWriter{}, m.COO))
-	require.ErrorIs(t, mtx.Write(io.Discard, m.COO, mtx.WithSymmetry(mtx.Symmetry(9))), as.ErrStructure)
+	require.ErrorIs(t, mtx.Write(io.Discard, m.COO, mtx.WithSymmetry(mtx.Symmetry(9))), arrowsparse.ErrStructure)
 	require.Error(t, mtx.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir.mtx"), m.COO))
 }
 

@@ -7,8 +7,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -128,7 +129,7 @@ type Matrix struct {
 
 // Tensor returns COO or Dense, whichever is set. It shares memory with the
 // matrix.
-func (m *Matrix) Tensor() as.Tensor {
+func (m *Matrix) Tensor() arrowsparse.Tensor {
 	if m.COO != nil {
 		return m.COO
 	}
@@ -144,7 +145,7 @@ func (m *Matrix) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 		m.COO.Retain()
 		return m.COO, nil
 	}
-	return denseToCOO(mem, m.Dense, as.SmallestIndexType(max(m.Header.Rows, m.Header.Cols)-1))
+	return denseToCOO(mem, m.Dense, arrowsparse.SmallestIndexType(max(m.Header.Rows, m.Header.Cols)-1))
 }
 
 // Release releases the tensor the matrix holds.
@@ -257,7 +258,7 @@ func sizeOf(r io.Reader) int64 {
 // read its values.
 func (c *readConfig) types(h Header) (it arrow.DataType, vals textparse.Values, err error) {
 	if h.Field == Complex {
-		return nil, vals, c.Errorf(as.ErrUnsupportedType, "the file holds complex values, and Arrow tensors have no complex type (read it with a tool that splits real and imaginary parts)")
+		return nil, vals, c.Errorf(arrowsparse.ErrUnsupportedType, "the file holds complex values, and Arrow tensors have no complex type (read it with a tool that splits real and imaginary parts)")
 	}
 	vt := c.valueType
 	if vt == nil {
@@ -266,14 +267,14 @@ func (c *readConfig) types(h Header) (it arrow.DataType, vals textparse.Values, 
 			vt = arrow.PrimitiveTypes.Int64
 		}
 	}
-	if err := as.CheckValueType(vt); err != nil {
-		return nil, vals, c.Errorf(as.ErrUnsupportedType, "value type: %w", err)
+	if err := core.CheckValueType(vt); err != nil {
+		return nil, vals, c.Errorf(arrowsparse.ErrUnsupportedType, "value type: %w", err)
 	}
 	var kind textparse.ValueKind
 	switch h.Field {
 	case Real:
 		if !textparse.IsFloat(vt) {
-			return nil, vals, c.Errorf(as.ErrUnsupportedType, "a real matrix cannot be read into %s values: choose float16, float32 or float64", vt)
+			return nil, vals, c.Errorf(arrowsparse.ErrUnsupportedType, "a real matrix cannot be read into %s values: choose float16, float32 or float64", vt)
 		}
 		kind = textparse.KindFloat
 	case Integer:
@@ -287,16 +288,16 @@ func (c *readConfig) types(h Header) (it arrow.DataType, vals textparse.Values, 
 	if h.Symmetry == SkewSymmetric && !c.keepTriangle {
 		switch vt.ID() {
 		case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-			return nil, vals, c.Errorf(as.ErrUnsupportedType, "a skew-symmetric matrix cannot be read into %s values: its mirrored entries are negative (use a signed type or WithKeepTriangle)", vt)
+			return nil, vals, c.Errorf(arrowsparse.ErrUnsupportedType, "a skew-symmetric matrix cannot be read into %s values: its mirrored entries are negative (use a signed type or WithKeepTriangle)", vt)
 		}
 	}
 	vals = textparse.NewValues(kind, vt)
 	it = c.indexType
 	maxIndex := max(h.Rows, h.Cols) - 1
 	if it == nil {
-		it = as.SmallestIndexType(maxIndex)
-	} else if err := as.CheckIndexFits(it, maxIndex, "the largest index"); err != nil {
-		return nil, vals, c.Errorf(as.ErrUnsupportedType, "index type: %w", err)
+		it = arrowsparse.SmallestIndexType(maxIndex)
+	} else if err := core.CheckIndexFits(it, maxIndex, "the largest index"); err != nil {
+		return nil, vals, c.Errorf(arrowsparse.ErrUnsupportedType, "index type: %w", err)
 	}
 	return it, vals, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/gzip"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
@@ -83,30 +83,30 @@ const blockEntries = 1 << 15
 // file. Values are written so that they read back to the same bits. Other
 // formats must be converted first. Write does not compress; wrap w in a
 // gzip.Writer for that, or use WriteFile.
-func Write(w io.Writer, t as.Tensor, opts ...WriteOption) error {
+func Write(w io.Writer, t arrowsparse.Tensor, opts ...WriteOption) error {
 	cfg := newWriteConfig(opts)
 	if t.NumDims() != 2 {
-		return errorf(as.ErrShape, "mtx: a Matrix Market file holds a matrix, not a %d-d tensor", t.NumDims())
+		return errorf(arrowsparse.ErrShape, "mtx: a Matrix Market file holds a matrix, not a %d-d tensor", t.NumDims())
 	}
 	if cfg.symmetry < General || cfg.symmetry > Hermitian {
-		return errorf(as.ErrStructure, "mtx: unknown symmetry %d", cfg.symmetry)
+		return errorf(arrowsparse.ErrStructure, "mtx: unknown symmetry %d", cfg.symmetry)
 	}
 	shape := t.Shape()
 	if cfg.symmetry != General && shape[0] != shape[1] {
-		return errorf(as.ErrShape, "mtx: a %s matrix must be square, not %d × %d", cfg.symmetry, shape[0], shape[1])
+		return errorf(arrowsparse.ErrShape, "mtx: a %s matrix must be square, not %d × %d", cfg.symmetry, shape[0], shape[1])
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error
 	switch v := t.(type) {
 	case *coo.Tensor:
 		err = writeCoordinate(bw, v, cfg)
-	case as.Dense:
+	case arrowsparse.Dense:
 		if cfg.pattern {
-			return errorf(as.ErrUnsupportedType, "mtx: an array file cannot have the pattern field")
+			return errorf(arrowsparse.ErrUnsupportedType, "mtx: an array file cannot have the pattern field")
 		}
 		err = writeArray(bw, v, cfg)
 	default:
-		return errorf(as.ErrUnsupportedType, "mtx: cannot write a %s tensor: convert it to COO or dense first", t.Format())
+		return errorf(arrowsparse.ErrUnsupportedType, "mtx: cannot write a %s tensor: convert it to COO or dense first", t.Format())
 	}
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func Write(w io.Writer, t as.Tensor, opts ...WriteOption) error {
 
 // WriteFile writes a 2-d tensor to a Matrix Market file, gzip-compressed
 // when path ends in ".gz". See Write.
-func WriteFile(path string, t as.Tensor, opts ...WriteOption) (err error) {
+func WriteFile(path string, t arrowsparse.Tensor, opts ...WriteOption) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func writeCoordinate(w *bufio.Writer, t *coo.Tensor, cfg *writeConfig) error {
 		return err
 	}
 	defer release()
-	iw := as.ByteWidth(src.IndexType())
+	iw := arrowsparse.ByteWidth(src.IndexType())
 	nnz := src.NNZ()
 	// With a symmetry, the entries to write are those of the lower
 	// triangle (strictly lower for skew-symmetric).
@@ -224,7 +224,7 @@ func writeCoordinate(w *bufio.Writer, t *coo.Tensor, cfg *writeConfig) error {
 	})
 }
 
-func writeArray(w *bufio.Writer, d as.Dense, cfg *writeConfig) error {
+func writeArray(w *bufio.Writer, d arrowsparse.Dense, cfg *writeConfig) error {
 	shape := d.Shape()
 	rows, cols := shape[0], shape[1]
 	data, release, err := denseParts(cfg.mem, d)
@@ -282,7 +282,7 @@ func valueAt(b []byte, dt arrow.DataType, i int64) value {
 	case arrow.FLOAT32:
 		return value{f: float64(*(*float32)(unsafe.Add(p, i*4))), float: true}
 	case arrow.FLOAT16:
-		return value{f: float64(as.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
+		return value{f: float64(arrowsparse.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
 	case arrow.INT8:
 		return value{i: int64(*(*int8)(unsafe.Add(p, i)))}
 	case arrow.INT16:
@@ -328,7 +328,7 @@ func checkSymmetry(t *coo.Tensor, cfg *writeConfig) (*coo.Tensor, error) {
 	if skew {
 		switch t.DataType().ID() {
 		case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-			return nil, errorf(as.ErrUnsupportedType, "mtx: a skew-symmetric matrix needs a signed value type, not %s", t.DataType())
+			return nil, errorf(arrowsparse.ErrUnsupportedType, "mtx: a skew-symmetric matrix needs a signed value type, not %s", t.DataType())
 		}
 	}
 	c, err := canonical(cfg.mem, t)
@@ -353,7 +353,7 @@ func checkSymmetry(t *coo.Tensor, cfg *writeConfig) (*coo.Tensor, error) {
 		return nil, err
 	}
 	defer rel2()
-	iw := as.ByteWidth(c.IndexType())
+	iw := arrowsparse.ByteWidth(c.IndexType())
 	dt := c.DataType()
 	na, nb := c.NNZ(), tr.NNZ()
 	at := func(coords []byte, i int64) (uint64, uint64) {
@@ -361,7 +361,7 @@ func checkSymmetry(t *coo.Tensor, cfg *writeConfig) (*coo.Tensor, error) {
 	}
 	bad := func(r, col uint64, why string) error {
 		c.Release()
-		return errorf(as.ErrStructure, "mtx: the matrix is not %s: %s at (%d, %d) (1-based)", cfg.symmetry, why, r+1, col+1)
+		return errorf(arrowsparse.ErrStructure, "mtx: the matrix is not %s: %s at (%d, %d) (1-based)", cfg.symmetry, why, r+1, col+1)
 	}
 	// Merge the entries of A and of Aᵀ, both sorted: at every position
 	// a_ij must mirror a_ji, a missing entry counting as zero.
@@ -409,12 +409,12 @@ func checkDenseSymmetry(data []byte, dt arrow.DataType, n int64, s Symmetry) err
 			x := valueAt(data, dt, i+j*n)
 			if i == j {
 				if skew && !x.isZero() {
-					return errorf(as.ErrStructure, "mtx: the matrix is not %s: the diagonal entry is not zero at (%d, %d) (1-based)", s, i+1, j+1)
+					return errorf(arrowsparse.ErrStructure, "mtx: the matrix is not %s: the diagonal entry is not zero at (%d, %d) (1-based)", s, i+1, j+1)
 				}
 				continue
 			}
 			if !mirrors(x, valueAt(data, dt, j+i*n), skew) {
-				return errorf(as.ErrStructure, "mtx: the matrix is not %s: the entry at (%d, %d) does not mirror the one at (%d, %d) (1-based)", s, i+1, j+1, j+1, i+1)
+				return errorf(arrowsparse.ErrStructure, "mtx: the matrix is not %s: the entry at (%d, %d) does not mirror the one at (%d, %d) (1-based)", s, i+1, j+1, j+1, i+1)
 			}
 		}
 	}

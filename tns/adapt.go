@@ -8,13 +8,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // errorf builds an error of one of the root package's categories.
 func errorf(kind error, format string, args ...any) error {
-	return as.Errorf(kind, format, args...)
+	return core.Errorf(kind, format, args...)
 }
 
 // newCOO adopts the buffers of a tensor this package has parsed and
@@ -24,7 +25,7 @@ func errorf(kind error, format string, args ...any) error {
 func newCOO(vt, it arrow.DataType, shape []int64, coords, values *memory.Buffer, nnz int64, canonical bool) (*coo.Tensor, error) {
 	defer coords.Release()
 	defer values.Release()
-	return coo.New(vt, it, shape, coords, coo.RowMajor, values, nnz, coo.Trusted(), coo.WithCanonicalClaim(canonical))
+	return coo.New(vt, it, shape, coords, coo.RowMajor, values, nnz, coo.WithTrusted(), coo.WithCanonicalClaim(canonical))
 }
 
 // cooParts returns what the writer reads of a COO tensor: its row-major
@@ -41,7 +42,7 @@ func cooParts(mem memory.Allocator, t *coo.Tensor) (coords, values []byte, relea
 		release = r.Release
 	}
 	nnz := t.NNZ()
-	iw, vw := int64(as.ByteWidth(t.IndexType())), int64(as.ByteWidth(t.DataType()))
+	iw, vw := int64(arrowsparse.ByteWidth(t.IndexType())), int64(arrowsparse.ByteWidth(t.DataType()))
 	if nnz > 0 {
 		coords = t.CoordsBuffer().Bytes()[:nnz*int64(t.NumDims())*iw]
 		values = t.ValuesBuffer().Bytes()[:nnz*vw]

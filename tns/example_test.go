@@ -24,7 +24,7 @@ func ExampleRead() {
 	}
 	defer t.Release()
 	fmt.Println(t.Shape(), t.NNZ(), t.IndexType())
-	c, _ := t.Canonicalize(memory.DefaultAllocator)
+	c, _ := t.Canonicalize(memory.DefaultAllocator, coo.ConvertOptions{})
 	defer c.Release()
 	for idx, v := range coo.All[float64](c) {
 		fmt.Println(idx, v)

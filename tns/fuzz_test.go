@@ -10,7 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/tns"
 )
 
@@ -47,7 +48,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			require.Error(t, serr)
 			require.Equal(t, lineOf(err), lineOf(serr))
-			var e *as.Error
+			var e *arrowsparse.Error
 			require.True(t, errors.As(err, &e), "%T %v", err, err)
 			return
 		}
@@ -58,12 +59,12 @@ func FuzzRead(f *testing.F) {
 		require.Equal(t, x.IsCanonical(), s.IsCanonical())
 		s.Release()
 		require.NoError(t, x.Validate())
-		if n, err := as.NumElements(x.Shape()); err == nil && n <= 1<<16 {
+		if n, err := arrowsparse.NumElements(x.Shape()); err == nil && n <= 1<<16 {
 			d, err := x.ToDense(mem)
 			require.NoError(t, err)
 			d.Release()
 		}
-		c, err := x.Canonicalize(mem)
+		c, err := x.Canonicalize(mem, coo.ConvertOptions{})
 		require.NoError(t, err)
 		require.True(t, c.IsCanonical())
 		c.Release()

@@ -9,8 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
 
@@ -199,8 +200,8 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 	if vt == nil {
 		vt = arrow.PrimitiveTypes.Float64
 	}
-	if err := as.CheckValueType(vt); err != nil {
-		return nil, cfg.Errorf(as.ErrUnsupportedType, "value type: %w", err)
+	if err := core.CheckValueType(vt); err != nil {
+		return nil, cfg.Errorf(arrowsparse.ErrUnsupportedType, "value type: %w", err)
 	}
 	kind := textparse.KindInt
 	if textparse.IsFloat(vt) {
@@ -208,8 +209,8 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 	}
 	r := &reader{cfg: cfg, vals: textparse.NewValues(kind, vt), sorted: true}
 	if cfg.hasShape {
-		if err := as.CheckShape(cfg.shape); err != nil {
-			return nil, cfg.Errorf(as.ErrShape, "shape: %w", err)
+		if err := core.CheckShape(cfg.shape); err != nil {
+			return nil, cfg.Errorf(arrowsparse.ErrShape, "shape: %w", err)
 		}
 		r.shape = cfg.shape
 		r.rank = len(cfg.shape)
@@ -219,14 +220,14 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, cfg.Errorf(as.ErrShape, "the input has no entries, so its rank and shape are unknown: give them with WithShape")
+			return nil, cfg.Errorf(arrowsparse.ErrShape, "the input has no entries, so its rank and shape are unknown: give them with WithShape")
 		}
 		r.rank = rank
 	}
 	it := cfg.indexType
 	if it != nil {
-		if err := as.CheckIndexType(it); err != nil {
-			return nil, cfg.Errorf(as.ErrUnsupportedType, "index type: %w", err)
+		if err := core.CheckIndexType(it); err != nil {
+			return nil, cfg.Errorf(arrowsparse.ErrUnsupportedType, "index type: %w", err)
 		}
 	}
 	r.limit = make([]uint64, r.rank)
@@ -236,7 +237,7 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 			r.limit[k] = uint64(r.shape[k] - 1)
 		}
 		if it != nil {
-			r.limit[k] = min(r.limit[k], uint64(as.IndexMax(it)))
+			r.limit[k] = min(r.limit[k], uint64(arrowsparse.IndexMax(it)))
 		}
 	}
 	if r.shape != nil && it == nil {
@@ -244,11 +245,11 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 		for _, d := range r.shape {
 			m = max(m, d-1)
 		}
-		it = as.SmallestIndexType(m)
+		it = arrowsparse.SmallestIndexType(m)
 	}
 	width := 1
 	if it != nil {
-		width = as.ByteWidth(it)
+		width = arrowsparse.ByteWidth(it)
 		r.fixed = true
 	}
 	room := int64(1 << 16)
@@ -283,8 +284,8 @@ func read(in *textparse.Input, cfg *readConfig) (*coo.Tensor, error) {
 		for _, d := range shape {
 			m = max(m, d-1)
 		}
-		it = as.SmallestIndexType(m)
-		if w := as.ByteWidth(it); w > r.coords.Width {
+		it = arrowsparse.SmallestIndexType(m)
+		if w := arrowsparse.ByteWidth(it); w > r.coords.Width {
 			r.coords.Widen(w, n*int64(r.rank))
 		}
 	}
@@ -339,10 +340,10 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 				j = n - i
 			}
 			if data[i] == '\r' && j != 1 {
-				return fail(as.ErrSyntax, "stray carriage return")
+				return fail(arrowsparse.ErrSyntax, "stray carriage return")
 			}
 			if j > maxLine {
-				return fail(as.ErrSyntax, "line is longer than %d bytes", maxLine)
+				return fail(arrowsparse.ErrSyntax, "line is longer than %d bytes", maxLine)
 			}
 			i += j + 1
 			lines++
@@ -354,15 +355,15 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 			i += m
 			if m == 0 || i < n && data[i] != ' ' && data[i] != '\t' {
 				if m == 0 && (i >= n || data[i] == '\n' || data[i] == '\r') || m > 0 && (data[i] == '\n' || data[i] == '\r') {
-					return fail(as.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", k+boolInt(m > 0), rank+1, rank)
+					return fail(arrowsparse.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", k+boolInt(m > 0), rank+1, rank)
 				}
-				return fail(as.ErrSyntax, "coordinate %d, %s, is not a positive integer", k+1, token(data, i-m))
+				return fail(arrowsparse.ErrSyntax, "coordinate %d, %s, is not a positive integer", k+1, token(data, i-m))
 			}
 			if i >= n {
-				return fail(as.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", k+1, rank+1, rank)
+				return fail(arrowsparse.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", k+1, rank+1, rank)
 			}
 			if over || c == 0 || c-1 > r.limit[k] {
-				return fail(as.ErrOutOfRange, "coordinate %d, %s, is outside %s", k+1, token(data, i-m), r.rangeOf(k))
+				return fail(arrowsparse.ErrOutOfRange, "coordinate %d, %s, is outside %s", k+1, token(data, i-m), r.rangeOf(k))
 			}
 			c--
 			s.coords = append(s.coords, c)
@@ -372,11 +373,11 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 			}
 		}
 		if i >= n || data[i] == '\n' || data[i] == '\r' {
-			return fail(as.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", rank, rank+1, rank)
+			return fail(arrowsparse.ErrSyntax, "the line has %d fields, want %d (%d coordinates and a value)", rank, rank+1, rank)
 		}
 		lane, next, msg := r.vals.Parse(data, i)
 		if msg != "" {
-			return fail(as.ErrSyntax, "%s", msg)
+			return fail(arrowsparse.ErrSyntax, "%s", msg)
 		}
 		i = next
 		for i < n && (data[i] == ' ' || data[i] == '\t') {
@@ -387,13 +388,13 @@ func (r *reader) parse(data []byte, s *scratch) (lines, entries int64, lerr *tex
 				i++
 			}
 			if data[i] != '\n' {
-				return fail(as.ErrSyntax, "the line has more than %d fields (%d coordinates and a value)", rank+1, rank)
+				return fail(arrowsparse.ErrSyntax, "the line has more than %d fields (%d coordinates and a value)", rank+1, rank)
 			}
 			i++
 		}
 		lines++
 		if i-start > maxLine+1 {
-			return lines - 1, int64(len(s.vals)), textparse.NewLineError(as.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
+			return lines - 1, int64(len(s.vals)), textparse.NewLineError(arrowsparse.ErrSyntax, lines-1, "line is longer than %d bytes", maxLine)
 		}
 		if s.sorted && base > 0 && !less(s.coords[base-rank:base], s.coords[base:]) {
 			s.sorted = false
@@ -458,7 +459,7 @@ func (r *reader) place(data []byte, s *scratch, before int64, grow func(func()))
 	}
 	width := r.coords.Width
 	if !r.fixed {
-		width = max(width, as.ByteWidth(as.SmallestIndexType(int64(top))))
+		width = max(width, arrowsparse.ByteWidth(arrowsparse.SmallestIndexType(int64(top))))
 	}
 	need := before + n
 	if need > r.values.Cap() || width > r.coords.Width {

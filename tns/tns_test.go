@@ -19,9 +19,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/internal/textcheck"
 	"github.com/arrowsparse/arrowsparse/tns"
 )
@@ -113,7 +113,7 @@ func same(t *testing.T, want, got *coo.Tensor) {
 	require.Equal(t, want.DataType(), got.DataType())
 	require.Equal(t, want.NNZ(), got.NNZ())
 	require.NoError(t, got.Validate())
-	w := int64(as.ByteWidth(want.DataType()))
+	w := int64(arrowsparse.ByteWidth(want.DataType()))
 	for i := range want.NNZ() {
 		for k := range want.NumDims() {
 			require.Equal(t, want.Coord(i, k), got.Coord(i, k), "entry %d", i)
@@ -178,26 +178,26 @@ func TestBadInput(t *testing.T) {
 		want       string
 		opts       []tns.ReadOption
 	}{
-		{"empty", "", as.ErrShape, "no entries", nil},
-		{"comments only", "# a\n\n# b\n", as.ErrShape, "WithShape", nil},
-		{"fewer fields", "1 1 1\n2 2\n", as.ErrSyntax, "line 2: the line has 2 fields, want 3", nil},
-		{"more fields", "1 1 1\n2 2 2 2\n", as.ErrSyntax, "line 2: the line has more than 3 fields", nil},
-		{"one field", "1 1 1\n2\n", as.ErrSyntax, "line 2: the line has 1 fields, want 3", nil},
-		{"zero", "1 1 1\n0 2 2\n", as.ErrOutOfRange, "line 2: coordinate 1, \"0\", is outside", nil},
-		{"negative", "1 1 1\n1 -2 2\n", as.ErrSyntax, "line 2: coordinate 2, \"-2\", is not a positive integer", nil},
-		{"float coordinate", "1 1 1\n1.5 2 2\n", as.ErrSyntax, "line 2: coordinate 1, \"1.5\", is not a positive integer", nil},
-		{"huge", "1 1 1\n99999999999999999999 2 2\n", as.ErrOutOfRange, "line 2: coordinate 1", nil},
-		{"outside shape", "1 1 1\n3 2 2\n", as.ErrOutOfRange, "line 2: coordinate 1, \"3\", is outside 1..2 of dimension 1", []tns.ReadOption{tns.WithShape(2, 2)}},
-		{"rank vs shape", "1 1 1\n", as.ErrSyntax, "line 1: the line has more than 2 fields", []tns.ReadOption{tns.WithShape(2)}},
-		{"outside index type", "1 1 1\n300 2 2\n", as.ErrOutOfRange, "line 2: coordinate 1, \"300\", is outside 1..128, what index type int8 holds", []tns.ReadOption{tns.WithIndexType(arrow.PrimitiveTypes.Int8)}},
-		{"bad value", "1 1 1\n1 1 one\n", as.ErrSyntax, "line 2: value \"one\" is not a number", nil},
-		{"int value", "1 1 1\n1 1 1.5\n", as.ErrSyntax, "line 2: value \"1.5\" is not an integer", []tns.ReadOption{tns.WithValueType(arrow.PrimitiveTypes.Int32)}},
-		{"int overflow", "1 1 1\n1 1 200\n", as.ErrSyntax, "line 2: value \"200\" does not fit int8", []tns.ReadOption{tns.WithValueType(arrow.PrimitiveTypes.Int8)}},
-		{"long line", "1 1 1\n1 1 " + strings.Repeat("9", 10<<20) + "\n", as.ErrSyntax, "line 2: line is longer than 1048576 bytes", nil},
-		{"long first line", strings.Repeat("1 ", 5<<20) + "\n", as.ErrSyntax, "line 1: line is longer", nil},
-		{"bad shape", "1 1\n", as.ErrShape, "shape", []tns.ReadOption{tns.WithShape(-1)}},
-		{"bad value type", "1 1\n", as.ErrUnsupportedType, "value type", []tns.ReadOption{tns.WithValueType(arrow.BinaryTypes.String)}},
-		{"bad index type", "1 1\n", as.ErrUnsupportedType, "index type", []tns.ReadOption{tns.WithIndexType(arrow.PrimitiveTypes.Uint64)}},
+		{"empty", "", arrowsparse.ErrShape, "no entries", nil},
+		{"comments only", "# a\n\n# b\n", arrowsparse.ErrShape, "WithShape", nil},
+		{"fewer fields", "1 1 1\n2 2\n", arrowsparse.ErrSyntax, "line 2: the line has 2 fields, want 3", nil},
+		{"more fields", "1 1 1\n2 2 2 2\n", arrowsparse.ErrSyntax, "line 2: the line has more than 3 fields", nil},
+		{"one field", "1 1 1\n2\n", arrowsparse.ErrSyntax, "line 2: the line has 1 fields, want 3", nil},
+		{"zero", "1 1 1\n0 2 2\n", arrowsparse.ErrOutOfRange, "line 2: coordinate 1, \"0\", is outside", nil},
+		{"negative", "1 1 1\n1 -2 2\n", arrowsparse.ErrSyntax, "line 2: coordinate 2, \"-2\", is not a positive integer", nil},
+		{"float coordinate", "1 1 1\n1.5 2 2\n", arrowsparse.ErrSyntax, "line 2: coordinate 1, \"1.5\", is not a positive integer", nil},
+		{"huge", "1 1 1\n99999999999999999999 2 2\n", arrowsparse.ErrOutOfRange, "line 2: coordinate 1", nil},
+		{"outside shape", "1 1 1\n3 2 2\n", arrowsparse.ErrOutOfRange, "line 2: coordinate 1, \"3\", is outside 1..2 of dimension 1", []tns.ReadOption{tns.WithShape(2, 2)}},
+		{"rank vs shape", "1 1 1\n", arrowsparse.ErrSyntax, "line 1: the line has more than 2 fields", []tns.ReadOption{tns.WithShape(2)}},
+		{"outside index type", "1 1 1\n300 2 2\n", arrowsparse.ErrOutOfRange, "line 2: coordinate 1, \"300\", is outside 1..128, what index type int8 holds", []tns.ReadOption{tns.WithIndexType(arrow.PrimitiveTypes.Int8)}},
+		{"bad value", "1 1 1\n1 1 one\n", arrowsparse.ErrSyntax, "line 2: value \"one\" is not a number", nil},
+		{"int value", "1 1 1\n1 1 1.5\n", arrowsparse.ErrSyntax, "line 2: value \"1.5\" is not an integer", []tns.ReadOption{tns.WithValueType(arrow.PrimitiveTypes.Int32)}},
+		{"int overflow", "1 1 1\n1 1 200\n", arrowsparse.ErrSyntax, "line 2: value \"200\" does not fit int8", []tns.ReadOption{tns.WithValueType(arrow.PrimitiveTypes.Int8)}},
+		{"long line", "1 1 1\n1 1 " + strings.Repeat("9", 10<<20) + "\n", arrowsparse.ErrSyntax, "line 2: line is longer than 1048576 bytes", nil},
+		{"long first line", strings.Repeat("1 ", 5<<20) + "\n", arrowsparse.ErrSyntax, "line 1: line is longer", nil},
+		{"bad shape", "1 1\n", arrowsparse.ErrShape, "shape", []tns.ReadOption{tns.WithShape(-1)}},
+		{"bad value type", "1 1\n", arrowsparse.ErrUnsupportedType, "value type", []tns.ReadOption{tns.WithValueType(arrow.BinaryTypes.String)}},
+		{"bad index type", "1 1\n", arrowsparse.ErrUnsupportedType, "index type", []tns.ReadOption{tns.WithIndexType(arrow.PrimitiveTypes.Uint64)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem := testutil.Checked(t)
@@ -224,7 +224,7 @@ func TestRoundTrip(t *testing.T) {
 			for rank := 1; rank <= 5; rank++ {
 				shape := make([]int64, rank)
 				for k := range shape {
-					shape[k] = int64(1 + r.IntN(min(50, int(as.IndexMax(it)))))
+					shape[k] = int64(1 + r.IntN(min(50, int(arrowsparse.IndexMax(it)))))
 				}
 				src, _ := testutil.RandomCOO(t, mem, r, shape, r.IntN(200), coo.Layout(r.IntN(2)), it, vt, 5)
 				var buf bytes.Buffer

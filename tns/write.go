@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/gzip"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
@@ -72,7 +72,7 @@ func Write(w io.Writer, t *coo.Tensor, opts ...WriteOption) error {
 	}
 	rank := int64(t.NumDims())
 	nnz := t.NNZ()
-	iw := as.ByteWidth(t.IndexType())
+	iw := arrowsparse.ByteWidth(t.IndexType())
 	app := textparse.Appender(t.DataType())
 	blocks := (nnz + blockEntries - 1) / blockEntries
 	err = textparse.WriteBlocks(bw, blocks, cfg.workers, func(dst []byte, b int64) []byte {

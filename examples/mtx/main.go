@@ -72,7 +72,7 @@ func run(mem memory.Allocator, in, out string) error {
 	fmt.Printf("  COO: %s values, %s indices, %d stored, canonical %v\n", t.DataType(), t.IndexType(), t.NNZ(), t.IsCanonical())
 
 	// CSR (sorted, duplicates summed), then y = A·x with x all ones.
-	a, err := gcs.FromCOO(mem, t, gcs.Rows, gcs.ConvertOptions{})
+	a, err := gcs.MatrixFromCOO(mem, t, gcs.Rows, gcs.ConvertOptions{})
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func run(mem memory.Allocator, in, out string) error {
 		x[i] = 1
 	}
 	y := make([]float64, a.Rows())
-	if err := gcs.MulVec(y, a, false, x, 0); err != nil {
+	if err := gcs.MulVec(y, a, x, gcs.KernelOptions{}); err != nil {
 		return err
 	}
 	fmt.Printf("  CSR: %d × %d, %d stored\n", a.Rows(), a.Cols(), a.NNZ())

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/tns"
@@ -57,7 +57,7 @@ func (g *gen) value(dt arrow.DataType, special bool) (float64, int64) {
 			f = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 5e-324, math.MaxFloat64, 1e-310}[r.IntN(7)]
 		}
 		if dt.ID() == arrow.FLOAT16 {
-			f = float64(as.HalfToFloat32(as.Float32ToHalf(float32(f))))
+			f = float64(arrowsparse.HalfToFloat32(arrowsparse.Float32ToHalf(float32(f))))
 		} else if dt.ID() == arrow.FLOAT32 {
 			f = float64(float32(f))
 		}
@@ -100,7 +100,7 @@ func put(b []byte, dt arrow.DataType, i int64, f float64, x int64) {
 	case arrow.FLOAT32:
 		*(*float32)(unsafe.Add(p, i*4)) = float32(f)
 	case arrow.FLOAT16:
-		*(*uint16)(unsafe.Add(p, i*2)) = as.Float32ToHalf(float32(f)).Uint16()
+		*(*uint16)(unsafe.Add(p, i*2)) = arrowsparse.Float32ToHalf(float32(f)).Uint16()
 	case arrow.INT8, arrow.UINT8:
 		*(*uint8)(unsafe.Add(p, i)) = uint8(x)
 	case arrow.INT16, arrow.UINT16:
@@ -124,9 +124,9 @@ func (g *gen) cooOf(dt, it arrow.DataType, shape []int64, es []entry, layout coo
 	n := int64(len(es))
 	nd := int64(len(shape))
 	cb := memory.NewResizableBuffer(g.mem)
-	cb.Resize(int(n * nd * int64(as.ByteWidth(it))))
+	cb.Resize(int(n * nd * int64(arrowsparse.ByteWidth(it))))
 	vb := memory.NewResizableBuffer(g.mem)
-	vb.Resize(int(n * int64(as.ByteWidth(dt))))
+	vb.Resize(int(n * int64(arrowsparse.ByteWidth(dt))))
 	defer cb.Release()
 	defer vb.Release()
 	for i, e := range es {
@@ -326,7 +326,7 @@ func WriteCases(dir string, seed uint64) (int, error) {
 // dense returns the entries as a dense matrix in a random memory order:
 // row-major, column-major or a transposed view.
 func (g *gen) dense(dt arrow.DataType, rows, cols int64, es []entry) (*views.View, error) {
-	w := int64(as.ByteWidth(dt))
+	w := int64(arrowsparse.ByteWidth(dt))
 	buf := memory.NewResizableBuffer(g.mem)
 	buf.Resize(int(rows * cols * w))
 	defer buf.Release()

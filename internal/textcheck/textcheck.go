@@ -40,7 +40,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/tns"
@@ -256,7 +256,7 @@ func parseNum(s string, dtype string) (num, error) {
 		case "float32":
 			f = float64(float32(f))
 		case "float16":
-			f = float64(as.HalfToFloat32(as.Float32ToHalf(float32(f))))
+			f = float64(arrowsparse.HalfToFloat32(arrowsparse.Float32ToHalf(float32(f))))
 		}
 		return num{f: f, float: true}, nil
 	case "uint64", "uint32", "uint16", "uint8":
@@ -282,7 +282,7 @@ func numAt(b []byte, dt arrow.DataType, i int64) num {
 	case arrow.FLOAT32:
 		return num{f: float64(*(*float32)(unsafe.Add(p, i*4))), float: true}
 	case arrow.FLOAT16:
-		return num{f: float64(as.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
+		return num{f: float64(arrowsparse.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
 	case arrow.INT8:
 		return num{i: int64(*(*int8)(unsafe.Add(p, i)))}
 	case arrow.INT16:
@@ -445,7 +445,7 @@ func EntriesOf(t *coo.Tensor) [][]string {
 }
 
 // DenseOf returns the sidecar values of a dense matrix, row-major.
-func DenseOf(d as.Dense) []string {
+func DenseOf(d arrowsparse.Dense) []string {
 	shape := d.Shape()
 	st := d.ElemStrides()
 	b := d.Buffer().Bytes()

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // Body is how a format parses the body of an input, chunk by chunk.
@@ -313,7 +313,7 @@ func (s *splitSource) next(w *worker) (chunk, bool) {
 	if start < 0 {
 		// Inside a line that started in an earlier chunk and is too long:
 		// that chunk reports it first.
-		c.err = NewLineError(as.ErrSyntax, 0, "line is longer than %d bytes", s.maxLine)
+		c.err = NewLineError(arrowsparse.ErrSyntax, 0, "line is longer than %d bytes", s.maxLine)
 		return c, true
 	}
 	end, err := s.firstLineStart(w, hi)
@@ -330,7 +330,7 @@ func (s *splitSource) next(w *worker) (chunk, bool) {
 			return c, true
 		}
 		c.data = b[:bytes.LastIndexByte(b, '\n')+1]
-		c.err = NewLineError(as.ErrSyntax, 0, "line is longer than %d bytes", s.maxLine)
+		c.err = NewLineError(arrowsparse.ErrSyntax, 0, "line is longer than %d bytes", s.maxLine)
 		return c, true
 	}
 	if end > start {
@@ -461,10 +461,10 @@ func (s *streamSource) produce(in *Input, r io.Reader, prefix []byte, size int, 
 			if n > 0 {
 				c := chunk{seq: seq, data: buf[:n], end: progress()}
 				if n > maxLine && bytes.IndexByte(buf[:n], '\n') < 0 {
-					c = chunk{seq: seq, err: NewLineError(as.ErrSyntax, 0, "line is longer than %d bytes", maxLine), end: progress()}
+					c = chunk{seq: seq, err: NewLineError(arrowsparse.ErrSyntax, 0, "line is longer than %d bytes", maxLine), end: progress()}
 				} else if last := bytes.LastIndexByte(buf[:n], '\n'); n-last-1 > maxLine {
 					c.data = buf[:last+1]
-					c.err = NewLineError(as.ErrSyntax, 0, "line is longer than %d bytes", maxLine)
+					c.err = NewLineError(arrowsparse.ErrSyntax, 0, "line is longer than %d bytes", maxLine)
 				}
 				s.emit(c, buf)
 			} else {
@@ -475,7 +475,7 @@ func (s *streamSource) produce(in *Input, r io.Reader, prefix []byte, size int, 
 		last := bytes.LastIndexByte(buf[:n], '\n')
 		if last < 0 || n-last-1 > maxLine {
 			c := chunk{seq: seq, data: buf[:last+1], end: progress(),
-				err: NewLineError(as.ErrSyntax, 0, "line is longer than %d bytes", maxLine)}
+				err: NewLineError(arrowsparse.ErrSyntax, 0, "line is longer than %d bytes", maxLine)}
 			s.emit(c, buf)
 			return
 		}

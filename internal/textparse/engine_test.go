@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // sumScratch and sumBody: a minimal format, one integer per line ('#'
@@ -40,13 +40,13 @@ func (b *sumBody) body() Body[sumScratch] {
 					continue
 				}
 				if len(l) > b.maxLine+1 {
-					return lines, int64(len(s.vals)), NewLineError(as.ErrSyntax, lines, "line is longer than %d bytes", b.maxLine)
+					return lines, int64(len(s.vals)), NewLineError(arrowsparse.ErrSyntax, lines, "line is longer than %d bytes", b.maxLine)
 				}
 				t := bytes.TrimSpace(l)
 				if len(t) > 0 && t[0] != '#' {
 					v, e := strconv.ParseUint(string(t), 10, 64)
 					if e != nil {
-						return lines, int64(len(s.vals)), NewLineError(as.ErrSyntax, lines, "bad %q", t)
+						return lines, int64(len(s.vals)), NewLineError(arrowsparse.ErrSyntax, lines, "bad %q", t)
 					}
 					s.vals = append(s.vals, v)
 				}

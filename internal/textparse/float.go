@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // exactPow10 holds the powers of ten that float64 represents exactly.
@@ -304,7 +304,7 @@ func Float32Of(f float64, tok []byte) float32 {
 // to infinity and subnormals.
 func Float16Of(f float64, tok []byte) float16.Num {
 	if f != f {
-		return float16.FromBits(0x7e00) // the quiet NaN of as.Float32ToHalf
+		return float16.FromBits(0x7e00) // the quiet NaN of arrowsparse.Float32ToHalf
 	}
 	neg := math.Signbit(f)
 	a := math.Abs(f)
@@ -322,7 +322,7 @@ func Float16Of(f float64, tok []byte) float16.Num {
 	default:
 		// A candidate within one unit of a: the float32 path rounds
 		// twice, so only its neighbours need a look.
-		c := as.Float32ToHalf(float32(a)).Uint16()
+		c := arrowsparse.Float32ToHalf(float32(a)).Uint16()
 		cv := halfValue(c)
 		if cv == a {
 			h = c
@@ -348,7 +348,7 @@ func Float16Of(f float64, tok []byte) float16.Num {
 
 // halfValue returns the value of the non-negative float16 with bits h.
 func halfValue(h uint16) float64 {
-	return float64(as.HalfToFloat32(float16.FromBits(h)))
+	return float64(arrowsparse.HalfToFloat32(float16.FromBits(h)))
 }
 
 // nearer returns lo or hi, whichever is nearer to the number written in tok,

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // checkFloat compares ParseFloat64 and ParseFloat32 with strconv on s.
@@ -189,7 +189,7 @@ func TestFloat16(t *testing.T) {
 		exact := strconv.FormatFloat(lo, 'g', -1, 64)
 		f, _ = strconv.ParseFloat(exact, 64)
 		require.Equal(t, h, Float16Of(f, []byte(exact)).Uint16(), "exact %s", exact)
-		assert.Equal(t, h, as.Float32ToHalf(float32(lo)).Uint16())
+		assert.Equal(t, h, arrowsparse.Float32ToHalf(float32(lo)).Uint16())
 	}
 	for _, c := range []struct {
 		s    string

@@ -13,7 +13,8 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // Defaults of the reader options.
@@ -76,7 +77,7 @@ func (c *Config) prefix() string {
 // Errorf returns an error of the given category whose message starts with
 // the format name (and file path).
 func (c *Config) Errorf(kind error, format string, args ...any) error {
-	return as.Errorf(kind, "%s"+format, append([]any{c.prefix()}, args...)...)
+	return core.Errorf(kind, "%s"+format, append([]any{c.prefix()}, args...)...)
 }
 
 // LineError is the cause of an error about one line of the input: its
@@ -100,7 +101,7 @@ func NewLineError(kind error, line int64, format string, args ...any) *LineError
 // LineErr returns the error for a line error, with the prefix and the
 // category.
 func (c *Config) LineErr(e *LineError) error {
-	return as.Errorf(e.kind, "%s%w", c.prefix(), e)
+	return core.Errorf(e.kind, "%s%w", c.prefix(), e)
 }
 
 const (
@@ -253,11 +254,11 @@ func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b 
 func (in *Input) ioErr(err error) error {
 	switch {
 	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.Is(err, io.ErrUnexpectedEOF):
-		return in.cfg.Errorf(as.ErrSyntax, "corrupt or truncated gzip data: %w", err)
+		return in.cfg.Errorf(arrowsparse.ErrSyntax, "corrupt or truncated gzip data: %w", err)
 	}
 	var ce flate.CorruptInputError
 	if errors.As(err, &ce) {
-		return in.cfg.Errorf(as.ErrSyntax, "corrupt gzip data: %w", err)
+		return in.cfg.Errorf(arrowsparse.ErrSyntax, "corrupt gzip data: %w", err)
 	}
 	return fmt.Errorf("%sreading input: %w", in.cfg.prefix(), err)
 }
@@ -341,7 +342,7 @@ func (lr *lineReader) next() ([]byte, bool, error) {
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.pos:lr.end], '\n'); i >= 0 {
 			if i > lr.maxLine {
-				return nil, false, NewLineError(as.ErrSyntax, 1, "line is longer than %d bytes", lr.maxLine)
+				return nil, false, NewLineError(arrowsparse.ErrSyntax, 1, "line is longer than %d bytes", lr.maxLine)
 			}
 			line := lr.buf[lr.pos : lr.pos+i]
 			lr.last, lr.lastLine = lr.pos, true
@@ -350,7 +351,7 @@ func (lr *lineReader) next() ([]byte, bool, error) {
 			return bytes.TrimSuffix(line, []byte{'\r'}), false, nil
 		}
 		if lr.end-lr.pos > lr.maxLine {
-			return nil, false, NewLineError(as.ErrSyntax, 1, "line is longer than %d bytes", lr.maxLine)
+			return nil, false, NewLineError(arrowsparse.ErrSyntax, 1, "line is longer than %d bytes", lr.maxLine)
 		}
 		if lr.eof {
 			if lr.pos == lr.end {

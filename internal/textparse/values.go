@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // Lanes: chunk parsers store every value in a uint64 lane holding the bits
@@ -47,7 +47,7 @@ type Values struct {
 // NewValues returns how to read values of kind k into the output type dt
 // (a tensor value type; checked by the caller).
 func NewValues(k ValueKind, dt arrow.DataType) Values {
-	v := Values{Kind: k, Type: dt, Width: as.ByteWidth(dt), id: dt.ID()}
+	v := Values{Kind: k, Type: dt, Width: arrowsparse.ByteWidth(dt), id: dt.ID()}
 	switch dt.ID() {
 	case arrow.FLOAT64:
 		v.One = math.Float64bits(1)
@@ -215,7 +215,7 @@ func Narrow(dst []byte, width int, lanes []uint64) {
 			d[i] = uint8(l)
 		}
 	default:
-		panic(as.PanicError{Msg: "textparse: bad width"})
+		panic(arrowsparse.PanicError{Msg: "textparse: bad width"})
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
-	as "github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // WriteBlocks formats blocks 0..n-1 on workers goroutines (GOMAXPROCS for
@@ -113,7 +113,7 @@ func Appender(dt arrow.DataType) AppendFunc {
 	case arrow.FLOAT16:
 		return func(dst, vals []byte, i int64) []byte {
 			h := float16.FromBits(*(*uint16)(unsafe.Pointer(&vals[i*2])))
-			return AppendFloat(dst, float64(as.HalfToFloat32(h)), 32)
+			return AppendFloat(dst, float64(arrowsparse.HalfToFloat32(h)), 32)
 		}
 	case arrow.INT8:
 		return func(dst, vals []byte, i int64) []byte { return strconv.AppendInt(dst, int64(int8(vals[i])), 10) }
@@ -144,7 +144,7 @@ func Appender(dt arrow.DataType) AppendFunc {
 			return strconv.AppendUint(dst, *(*uint64)(unsafe.Pointer(&vals[i*8])), 10)
 		}
 	}
-	panic(as.PanicError{Msg: "textparse: no appender for " + dt.String()})
+	panic(arrowsparse.PanicError{Msg: "textparse: no appender for " + dt.String()})
 }
 
 // AppendFloat appends the shortest decimal that reads back to f at the given
