@@ -21,7 +21,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
-	"github.com/arrowsparse/arrowsparse/internal/textcheck"
+	"github.com/arrowsparse/arrowsparse/internal/tools/textcheck"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/views"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse"
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 

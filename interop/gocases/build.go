@@ -14,7 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 

@@ -1,5 +1,5 @@
 // Command textfmtcheck is the Go side of the text-format cross-check with
-// scipy (interop/textfmt_ref.py); see internal/textcheck.
+// scipy (interop/textfmt_ref.py); see internal/tools/textcheck.
 //
 //	textfmtcheck read DIR         read every file of DIR that has a sidecar
 //	                              with packages mtx and tns, compare
@@ -15,7 +15,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/arrowsparse/arrowsparse/internal/textcheck"
+	"github.com/arrowsparse/arrowsparse/internal/tools/textcheck"
 )
 
 func main() {

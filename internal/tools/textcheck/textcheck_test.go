@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/arrowsparse/arrowsparse/internal/textcheck"
+	"github.com/arrowsparse/arrowsparse/internal/tools/textcheck"
 )
 
 // python returns the project venv's interpreter, or skips: interop/setup.sh
