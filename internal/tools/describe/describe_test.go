@@ -31,7 +31,7 @@ func sidecars(t *testing.T) []string {
 	t.Helper()
 	var files []string
 	for _, dir := range []string{"golden", "cpp-corpus"} {
-		fs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "interop", dir, "*.json"))
+		fs, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "interop", dir, "*.json"))
 		require.NoError(t, err)
 		files = append(files, fs...)
 	}
@@ -183,7 +183,7 @@ func TestCanonical(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	m, err := ipc.ReadFile(filepath.Join("..", "..", "testdata", "interop", "golden", "coo.arrow"))
+	m, err := ipc.ReadFile(filepath.Join("..", "..", "..", "testdata", "interop", "golden", "coo.arrow"))
 	require.NoError(t, err)
 	defer m.Release()
 	s := describe.Summarize(m)

@@ -18,7 +18,7 @@ import (
 func python(t *testing.T) (py, script string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	py = filepath.Join(root, ".venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		t.Skip("no project venv (.venv/bin/python): run interop/setup.sh")
