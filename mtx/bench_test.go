@@ -78,7 +78,7 @@ func BenchmarkMTXWrite(b *testing.B) {
 		b.Run("a_powerlaw2d/"+w.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := mtx.WriteFile(out, rm, mtx.WithWriteWorkers(w.n)); err != nil {
+				if err := mtx.WriteFile(out, rm, mtx.WithWorkers(w.n)); err != nil {
 					b.Fatal(err)
 				}
 			}

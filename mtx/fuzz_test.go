@@ -72,7 +72,7 @@ func useMatrix(t *testing.T, mem memory.Allocator, m *mtx.Matrix) {
 	h := m.Header
 	if m.Dense != nil {
 		var buf bytes.Buffer
-		require.NoError(t, mtx.Write(&buf, m.Dense, mtx.WithSymmetry(h.Symmetry), mtx.WithWriteAllocator(mem)))
+		require.NoError(t, mtx.Write(&buf, m.Dense, mtx.WithSymmetry(h.Symmetry), mtx.WithAllocator(mem)))
 		back, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(m.Dense.DataType()))
 		require.NoError(t, err, buf.String())
 		sameDense(t, m.Dense, back.Dense)
@@ -95,7 +95,7 @@ func useMatrix(t *testing.T, mem memory.Allocator, m *mtx.Matrix) {
 	require.True(t, canon.IsCanonical())
 	// Write back as general: every entry, in order.
 	var buf bytes.Buffer
-	require.NoError(t, mtx.Write(&buf, c, mtx.WithWriteAllocator(mem)))
+	require.NoError(t, mtx.Write(&buf, c, mtx.WithAllocator(mem)))
 	back, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(c.DataType()), mtx.WithIndexType(c.IndexType()))
 	require.NoError(t, err, buf.String())
 	sameTensor(t, c, back.COO)
@@ -103,7 +103,7 @@ func useMatrix(t *testing.T, mem memory.Allocator, m *mtx.Matrix) {
 	// With the file's symmetry, when summing cannot break it.
 	if h.Symmetry != mtx.General && canon.NNZ() == c.NNZ() {
 		buf.Reset()
-		err := mtx.Write(&buf, c, mtx.WithSymmetry(h.Symmetry), mtx.WithWriteAllocator(mem))
+		err := mtx.Write(&buf, c, mtx.WithSymmetry(h.Symmetry), mtx.WithAllocator(mem))
 		require.NoError(t, err)
 		back, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(c.DataType()))
 		require.NoError(t, err, buf.String())

@@ -358,7 +358,7 @@ func TestRoundTrip(t *testing.T) {
 				}
 				src := randomCOO(t, mem, r, vt, it, shape, layout)
 				var buf bytes.Buffer
-				require.NoError(t, mtx.Write(&buf, src, mtx.WithWriteAllocator(mem), mtx.WithComments("a", "b\nc")))
+				require.NoError(t, mtx.Write(&buf, src, mtx.WithAllocator(mem), mtx.WithComments("a", "b\nc")))
 				m, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(vt), mtx.WithIndexType(it))
 				require.NoError(t, err, "%s %s\n%s", vt, it, buf.String())
 				assert.Equal(t, []string{"a", "b", "c"}, m.Header.Comments)
@@ -373,7 +373,7 @@ func TestRoundTrip(t *testing.T) {
 		// Dense, column-major or row-major.
 		d := randomDense(t, mem, r, vt, int64(r.IntN(20)), int64(r.IntN(20)), r.IntN(2) == 0)
 		var buf bytes.Buffer
-		require.NoError(t, mtx.Write(&buf, d, mtx.WithWriteAllocator(mem)))
+		require.NoError(t, mtx.Write(&buf, d, mtx.WithAllocator(mem)))
 		m, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem), mtx.WithValueType(vt))
 		require.NoError(t, err)
 		sameDense(t, d, m.Dense)
@@ -391,7 +391,7 @@ func TestWriteSymmetry(t *testing.T) {
 	require.NoError(t, err)
 	defer m.Release()
 	var buf bytes.Buffer
-	require.NoError(t, mtx.Write(&buf, m.COO, mtx.WithSymmetry(mtx.Symmetric), mtx.WithWriteAllocator(mem)))
+	require.NoError(t, mtx.Write(&buf, m.COO, mtx.WithSymmetry(mtx.Symmetric), mtx.WithAllocator(mem)))
 	assert.Equal(t, "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 2\n3 1 0\n3 2 -4\n", buf.String())
 	back, err := mtx.ReadBytes(buf.Bytes(), mtx.WithAllocator(mem))
 	require.NoError(t, err)
@@ -405,7 +405,7 @@ func TestWriteSymmetry(t *testing.T) {
 	assert.Equal(t, testutil.ViewValues[float64](t, a.(*views.View)), testutil.ViewValues[float64](t, b.(*views.View)))
 
 	for _, s := range []mtx.Symmetry{mtx.SkewSymmetric} {
-		err := mtx.Write(io.Discard, m.COO, mtx.WithSymmetry(s), mtx.WithWriteAllocator(mem))
+		err := mtx.Write(io.Discard, m.COO, mtx.WithSymmetry(s), mtx.WithAllocator(mem))
 		require.ErrorIs(t, err, arrowsparse.ErrStructure)
 		assert.Contains(t, err.Error(), "not skew-symmetric")
 	}
@@ -413,10 +413,10 @@ func TestWriteSymmetry(t *testing.T) {
 	bad, err := mtx.ReadBytes([]byte(realGeneral+"2 2 1\n1 2 3\n"), mtx.WithAllocator(mem))
 	require.NoError(t, err)
 	defer bad.Release()
-	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Symmetric), mtx.WithWriteAllocator(mem))
+	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Symmetric), mtx.WithAllocator(mem))
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	assert.Contains(t, err.Error(), "(1, 2)")
-	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Hermitian), mtx.WithWriteAllocator(mem))
+	err = mtx.Write(io.Discard, bad.COO, mtx.WithSymmetry(mtx.Hermitian), mtx.WithAllocator(mem))
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	wide, err := mtx.ReadBytes([]byte(realGeneral+"2 3 0\n"), mtx.WithAllocator(mem))
 	require.NoError(t, err)
@@ -437,7 +437,7 @@ func TestWriteSymmetry(t *testing.T) {
 
 	// Pattern.
 	buf.Reset()
-	require.NoError(t, mtx.Write(&buf, m.COO, mtx.WithPattern(), mtx.WithSymmetry(mtx.Symmetric), mtx.WithWriteAllocator(mem)))
+	require.NoError(t, mtx.Write(&buf, m.COO, mtx.WithPattern(), mtx.WithSymmetry(mtx.Symmetric), mtx.WithAllocator(mem)))
 	assert.Equal(t, "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n1 1\n2 1\n3 1\n3 2\n", buf.String())
 }
 
@@ -469,7 +469,7 @@ func TestWriteFileGzip(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a.mtx", "a.mtx.gz"} {
 		p := filepath.Join(dir, name)
-		require.NoError(t, mtx.WriteFile(p, src, mtx.WithWriteWorkers(3)))
+		require.NoError(t, mtx.WriteFile(p, src, mtx.WithWorkers(3)))
 		raw, err := os.ReadFile(p)
 		require.NoError(t, err)
 		assert.Equal(t, strings.HasSuffix(name, ".gz"), raw[0] == 0x1f, name)

@@ -33,7 +33,33 @@ const (
 )
 
 // ReadOption configures the readers.
-type ReadOption func(*readConfig)
+type ReadOption interface{ applyRead(*readConfig) }
+
+// WriteOption configures the writers.
+type WriteOption interface{ applyWrite(*writeConfig) }
+
+// Option configures readers and writers alike: WithAllocator and
+// WithWorkers return one, usable in either list, as in package ipc.
+type Option interface {
+	ReadOption
+	WriteOption
+}
+
+type readOption func(*readConfig)
+
+func (f readOption) applyRead(c *readConfig) { f(c) }
+
+type writeOption func(*writeConfig)
+
+func (f writeOption) applyWrite(c *writeConfig) { f(c) }
+
+type bothOption struct {
+	read  func(*readConfig)
+	write func(*writeConfig)
+}
+
+func (o bothOption) applyRead(c *readConfig)   { o.read(c) }
+func (o bothOption) applyWrite(c *writeConfig) { o.write(c) }
 
 type readConfig struct {
 	textparse.Config
@@ -45,16 +71,18 @@ type readConfig struct {
 func newReadConfig(opts []ReadOption) *readConfig {
 	c := &readConfig{Config: textparse.Config{Name: "mtx"}}
 	for _, o := range opts {
-		o(c)
+		o.applyRead(c)
 	}
 	c.Fill()
 	return c
 }
 
-// WithAllocator sets the allocator of the output buffers. The default is
-// memory.DefaultAllocator.
-func WithAllocator(mem memory.Allocator) ReadOption {
-	return func(c *readConfig) { c.Mem = mem }
+// WithAllocator sets the allocator of every buffer a reader or writer
+// makes: the output buffers of a reader, and a writer's temporary copies
+// (sorted copies to check a declared symmetry, a column-major or row-major
+// copy of a tensor that is not). The default is memory.DefaultAllocator.
+func WithAllocator(mem memory.Allocator) Option {
+	return bothOption{func(c *readConfig) { c.Mem = mem }, func(c *writeConfig) { c.mem = mem }}
 }
 
 // WithIndexType sets the type of the coordinates of a coordinate file (an
@@ -62,7 +90,7 @@ func WithAllocator(mem memory.Allocator) ReadOption {
 // default is the narrowest signed type that does:
 // arrowsparse.SmallestIndexType(max(rows, cols) − 1).
 func WithIndexType(dt arrow.DataType) ReadOption {
-	return func(c *readConfig) { c.indexType = dt }
+	return readOption(func(c *readConfig) { c.indexType = dt })
 }
 
 // WithValueType sets the type of the values. The defaults are float64 for
@@ -72,41 +100,42 @@ func WithIndexType(dt arrow.DataType) ReadOption {
 // holds every value (an error names the line of one that does not) or a
 // float type; pattern files into any value type.
 func WithValueType(dt arrow.DataType) ReadOption {
-	return func(c *readConfig) { c.valueType = dt }
+	return readOption(func(c *readConfig) { c.valueType = dt })
 }
 
 // WithKeepTriangle keeps a symmetric, skew-symmetric or hermitian matrix as
 // stored: only the entries of the file, not their mirror images. By
 // default the readers expand it to both triangles, as scipy.io.mmread does.
 func WithKeepTriangle() ReadOption {
-	return func(c *readConfig) { c.keepTriangle = true }
+	return readOption(func(c *readConfig) { c.keepTriangle = true })
 }
 
-// WithWorkers sets the number of goroutines that parse. The default, used
-// for values ≤ 0, is GOMAXPROCS.
-func WithWorkers(n int) ReadOption {
-	return func(c *readConfig) { c.Workers = n }
+// WithWorkers sets the number of goroutines that parse (readers) or
+// format entries (writers). The default, used for values ≤ 0, is
+// GOMAXPROCS.
+func WithWorkers(n int) Option {
+	return bothOption{func(c *readConfig) { c.Workers = n }, func(c *writeConfig) { c.workers = n }}
 }
 
 // WithChunkSize sets the size in bytes of the pieces of input that workers
 // parse, at most: DefaultChunkSize (4 MiB) by default, used for values ≤ 0.
 // Memory while reading is the output plus about (2·workers + 2) chunks.
 func WithChunkSize(n int) ReadOption {
-	return func(c *readConfig) { c.ChunkSize = n }
+	return readOption(func(c *readConfig) { c.ChunkSize = n })
 }
 
 // WithMaxLineLength sets the longest line accepted, in bytes: a longer one
 // is an error naming its line. The default, used for values ≤ 0, is
 // DefaultMaxLineLength (1 MiB).
 func WithMaxLineLength(n int) ReadOption {
-	return func(c *readConfig) { c.MaxLine = n }
+	return readOption(func(c *readConfig) { c.MaxLine = n })
 }
 
 // WithProgress sets a function called as the body is parsed, once per
 // chunk, in input order, from one goroutine at a time; it must return
 // quickly. The default is none.
 func WithProgress(f func(Progress)) ReadOption {
-	return func(c *readConfig) { c.Progress = f }
+	return readOption(func(c *readConfig) { c.Progress = f })
 }
 
 // Matrix is a matrix read from a Matrix Market file: the header, and the

@@ -19,9 +19,6 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
 
-// WriteOption configures the writers.
-type WriteOption func(*writeConfig)
-
 type writeConfig struct {
 	mem      memory.Allocator
 	symmetry Symmetry
@@ -33,7 +30,7 @@ type writeConfig struct {
 func newWriteConfig(opts []WriteOption) *writeConfig {
 	c := &writeConfig{mem: memory.DefaultAllocator}
 	for _, o := range opts {
-		o(c)
+		o.applyWrite(c)
 	}
 	return c
 }
@@ -45,34 +42,20 @@ func newWriteConfig(opts []WriteOption) *writeConfig {
 // real values. The default is General: every stored entry is written, in
 // storage order, duplicates included.
 func WithSymmetry(s Symmetry) WriteOption {
-	return func(c *writeConfig) { c.symmetry = s }
+	return writeOption(func(c *writeConfig) { c.symmetry = s })
 }
 
 // WithPattern writes a coordinate file with the pattern field: the
 // positions of the entries without their values. By default the field is
 // real for float values and integer for integer values.
 func WithPattern() WriteOption {
-	return func(c *writeConfig) { c.pattern = true }
+	return writeOption(func(c *writeConfig) { c.pattern = true })
 }
 
 // WithComments adds comment lines after the banner; each is written after a
 // '%', and a line containing a line break is split.
 func WithComments(lines ...string) WriteOption {
-	return func(c *writeConfig) { c.comments = append(c.comments, lines...) }
-}
-
-// WithWriteWorkers sets the number of goroutines that format entries. The
-// default, used for values ≤ 0, is GOMAXPROCS.
-func WithWriteWorkers(n int) WriteOption {
-	return func(c *writeConfig) { c.workers = n }
-}
-
-// WithWriteAllocator sets the allocator of the temporary buffers the
-// writer needs: sorted copies to check a declared symmetry, a column-major
-// copy of a dense tensor that is not. The default is
-// memory.DefaultAllocator.
-func WithWriteAllocator(mem memory.Allocator) WriteOption {
-	return func(c *writeConfig) { c.mem = mem }
+	return writeOption(func(c *writeConfig) { c.comments = append(c.comments, lines...) })
 }
 
 // blockEntries is the number of entries formatted per block.

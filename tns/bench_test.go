@@ -56,7 +56,7 @@ func BenchmarkTNS(b *testing.B) {
 			var out bytes.Buffer
 			for b.Loop() {
 				out.Reset()
-				if err := tns.Write(&out, t, tns.WithWriteWorkers(w.n)); err != nil {
+				if err := tns.Write(&out, t, tns.WithWorkers(w.n)); err != nil {
 					b.Fatal(err)
 				}
 			}

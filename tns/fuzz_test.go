@@ -69,7 +69,7 @@ func FuzzRead(f *testing.F) {
 		require.True(t, c.IsCanonical())
 		c.Release()
 		var buf bytes.Buffer
-		require.NoError(t, tns.Write(&buf, x, tns.WithWriteAllocator(mem)))
+		require.NoError(t, tns.Write(&buf, x, tns.WithAllocator(mem)))
 		back, err := tns.ReadBytes(buf.Bytes(), tns.WithAllocator(mem), tns.WithShape(x.Shape()...),
 			tns.WithValueType(x.DataType()), tns.WithIndexType(x.IndexType()))
 		require.NoError(t, err, buf.String())

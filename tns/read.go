@@ -34,7 +34,33 @@ const (
 )
 
 // ReadOption configures the readers.
-type ReadOption func(*readConfig)
+type ReadOption interface{ applyRead(*readConfig) }
+
+// WriteOption configures the writers.
+type WriteOption interface{ applyWrite(*writeConfig) }
+
+// Option configures readers and writers alike: WithAllocator and
+// WithWorkers return one, usable in either list, as in package ipc.
+type Option interface {
+	ReadOption
+	WriteOption
+}
+
+type readOption func(*readConfig)
+
+func (f readOption) applyRead(c *readConfig) { f(c) }
+
+type writeOption func(*writeConfig)
+
+func (f writeOption) applyWrite(c *writeConfig) { f(c) }
+
+type bothOption struct {
+	read  func(*readConfig)
+	write func(*writeConfig)
+}
+
+func (o bothOption) applyRead(c *readConfig)   { o.read(c) }
+func (o bothOption) applyWrite(c *writeConfig) { o.write(c) }
 
 type readConfig struct {
 	textparse.Config
@@ -47,16 +73,18 @@ type readConfig struct {
 func newReadConfig(opts []ReadOption) *readConfig {
 	c := &readConfig{Config: textparse.Config{Name: "tns"}}
 	for _, o := range opts {
-		o(c)
+		o.applyRead(c)
 	}
 	c.Fill()
 	return c
 }
 
-// WithAllocator sets the allocator of the output buffers. The default is
-// memory.DefaultAllocator.
-func WithAllocator(mem memory.Allocator) ReadOption {
-	return func(c *readConfig) { c.Mem = mem }
+// WithAllocator sets the allocator of every buffer a reader or writer
+// makes: the output buffers of a reader, and a writer's temporary copies
+// (sorted copies to check a declared symmetry, a column-major or row-major
+// copy of a tensor that is not). The default is memory.DefaultAllocator.
+func WithAllocator(mem memory.Allocator) Option {
+	return bothOption{func(c *readConfig) { c.Mem = mem }, func(c *writeConfig) { c.mem = mem }}
 }
 
 // WithShape gives the shape of the tensor instead of inferring it: every
@@ -65,7 +93,7 @@ func WithAllocator(mem memory.Allocator) ReadOption {
 // dimension is the largest coordinate found in it; an input without
 // entries is then an error, since its rank is unknown.
 func WithShape(shape ...int64) ReadOption {
-	return func(c *readConfig) { c.shape, c.hasShape = append([]int64(nil), shape...), true }
+	return readOption(func(c *readConfig) { c.shape, c.hasShape = append([]int64(nil), shape...), true })
 }
 
 // WithIndexType sets the type of the coordinates (an Arrow sparse index
@@ -73,7 +101,7 @@ func WithShape(shape ...int64) ReadOption {
 // coordinate: arrowsparse.SmallestIndexType(max(shape) − 1), where the
 // shape is given or inferred.
 func WithIndexType(dt arrow.DataType) ReadOption {
-	return func(c *readConfig) { c.indexType = dt }
+	return readOption(func(c *readConfig) { c.indexType = dt })
 }
 
 // WithValueType sets the type of the values: float64 by default. A float
@@ -81,34 +109,35 @@ func WithIndexType(dt arrow.DataType) ReadOption {
 // integer type reads integers that fit it (an error names the line of one
 // that does not).
 func WithValueType(dt arrow.DataType) ReadOption {
-	return func(c *readConfig) { c.valueType = dt }
+	return readOption(func(c *readConfig) { c.valueType = dt })
 }
 
-// WithWorkers sets the number of goroutines that parse. The default, used
-// for values ≤ 0, is GOMAXPROCS.
-func WithWorkers(n int) ReadOption {
-	return func(c *readConfig) { c.Workers = n }
+// WithWorkers sets the number of goroutines that parse (readers) or
+// format entries (writers). The default, used for values ≤ 0, is
+// GOMAXPROCS.
+func WithWorkers(n int) Option {
+	return bothOption{func(c *readConfig) { c.Workers = n }, func(c *writeConfig) { c.workers = n }}
 }
 
 // WithChunkSize sets the size in bytes of the pieces of input that workers
 // parse, at most: DefaultChunkSize (4 MiB) by default, used for values ≤ 0.
 // Memory while reading is the output plus about (2·workers + 2) chunks.
 func WithChunkSize(n int) ReadOption {
-	return func(c *readConfig) { c.ChunkSize = n }
+	return readOption(func(c *readConfig) { c.ChunkSize = n })
 }
 
 // WithMaxLineLength sets the longest line accepted, in bytes: a longer one
 // is an error naming its line. The default, used for values ≤ 0, is
 // DefaultMaxLineLength (1 MiB).
 func WithMaxLineLength(n int) ReadOption {
-	return func(c *readConfig) { c.MaxLine = n }
+	return readOption(func(c *readConfig) { c.MaxLine = n })
 }
 
 // WithProgress sets a function called as the input is parsed, once per
 // chunk, in input order, from one goroutine at a time; it must return
 // quickly. The default is none.
 func WithProgress(f func(Progress)) ReadOption {
-	return func(c *readConfig) { c.Progress = f }
+	return readOption(func(c *readConfig) { c.Progress = f })
 }
 
 // Read reads a FROSTT file from r, gzip-compressed or not (detected by its

@@ -228,7 +228,7 @@ func TestRoundTrip(t *testing.T) {
 				}
 				src, _ := testutil.RandomCOO(t, mem, r, shape, r.IntN(200), coo.Layout(r.IntN(2)), it, vt, 5)
 				var buf bytes.Buffer
-				require.NoError(t, tns.Write(&buf, src, tns.WithWriteAllocator(mem), tns.WithComments("x")))
+				require.NoError(t, tns.Write(&buf, src, tns.WithAllocator(mem), tns.WithComments("x")))
 				x, err := tns.ReadBytes(buf.Bytes(), tns.WithAllocator(mem), tns.WithShape(shape...), tns.WithValueType(vt), tns.WithIndexType(it))
 				require.NoError(t, err, "%s %s %v\n%s", vt, it, shape, buf.String())
 				same(t, src, x)
@@ -277,7 +277,7 @@ func TestWriteFileGzip(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"t.tns", "t.tns.gz"} {
 		p := filepath.Join(dir, name)
-		require.NoError(t, tns.WriteFile(p, src, tns.WithWriteWorkers(2)))
+		require.NoError(t, tns.WriteFile(p, src, tns.WithWorkers(2)))
 		calls := 0
 		x, err := tns.ReadFile(p, tns.WithAllocator(mem), tns.WithShape(src.Shape()...), tns.WithChunkSize(8192),
 			tns.WithProgress(func(tns.Progress) { calls++ }))

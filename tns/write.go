@@ -15,9 +15,6 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/textparse"
 )
 
-// WriteOption configures the writers.
-type WriteOption func(*writeConfig)
-
 type writeConfig struct {
 	mem      memory.Allocator
 	comments []string
@@ -27,20 +24,7 @@ type writeConfig struct {
 // WithComments writes comment lines first; each is written after "# ",
 // and a line containing a line break is split.
 func WithComments(lines ...string) WriteOption {
-	return func(c *writeConfig) { c.comments = append(c.comments, lines...) }
-}
-
-// WithWriteWorkers sets the number of goroutines that format entries. The
-// default, used for values ≤ 0, is GOMAXPROCS.
-func WithWriteWorkers(n int) WriteOption {
-	return func(c *writeConfig) { c.workers = n }
-}
-
-// WithWriteAllocator sets the allocator of the row-major copy of the
-// coordinates that a column-major tensor needs. The default is
-// memory.DefaultAllocator.
-func WithWriteAllocator(mem memory.Allocator) WriteOption {
-	return func(c *writeConfig) { c.mem = mem }
+	return writeOption(func(c *writeConfig) { c.comments = append(c.comments, lines...) })
 }
 
 // blockEntries is the number of entries formatted per block.
@@ -55,7 +39,7 @@ const blockEntries = 1 << 15
 func Write(w io.Writer, t *coo.Tensor, opts ...WriteOption) error {
 	cfg := &writeConfig{mem: memory.DefaultAllocator}
 	for _, o := range opts {
-		o(cfg)
+		o.applyWrite(cfg)
 	}
 	coords, values, release, err := cooParts(cfg.mem, t)
 	if err != nil {

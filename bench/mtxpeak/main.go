@@ -39,7 +39,7 @@ func main() {
 	if os.Args[1] == "write" {
 		out := os.Args[4]
 		start = time.Now()
-		check(mtx.WriteFile(out, m.COO, mtx.WithWriteWorkers(w)))
+		check(mtx.WriteFile(out, m.COO, mtx.WithWorkers(w)))
 		secs = time.Since(start).Seconds()
 		ost, err := os.Stat(out)
 		check(err)

@@ -48,6 +48,9 @@ func cmdInspect(args []string, s *streams) error {
 	if fl.bool("all") {
 		return inspectAll(path, fl.bool("json"), s)
 	}
+	if done, err := inspectText(path, fl.bool("json"), s); done || err != nil {
+		return err
+	}
 	return withMessage(path, sel, s, func(_ *input, m *ipc.Message) error {
 		sum := describe.Summarize(m)
 		if fl.bool("json") {

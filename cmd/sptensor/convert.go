@@ -28,6 +28,7 @@ type convertOpts struct {
 	axisOrder             []int // CSF
 	dimensions            []int // GCS
 	partitioning          []int // GCS
+	progress, quiet       bool  // --progress, --quiet
 }
 
 // changes reports whether any flag asks for a change.
@@ -41,7 +42,7 @@ func parseConvert(args []string) (*convertOpts, string, string, int, error) {
 	fl, pos, err := parseFlags(args, flagSpec{
 		"to": true, "index-type": true, "indptr-type": true,
 		"axis-order": true, "dimensions": true, "partitioning": true,
-		"message": true,
+		"message": true, "progress": false, "quiet": false,
 	})
 	if err != nil {
 		return nil, "", "", 0, err
@@ -91,6 +92,10 @@ func parseConvert(args []string) (*convertOpts, string, string, int, error) {
 	// repeats this once IN's format is known.
 	if err := o.fits(o.to, "--to "+o.to); err != nil {
 		return nil, "", "", 0, err
+	}
+	o.progress, o.quiet = fl.bool("progress"), fl.bool("quiet")
+	if o.progress && o.quiet {
+		return nil, "", "", 0, usagef("--progress and --quiet exclude each other")
 	}
 	return o, pos[0], pos[1], sel, nil
 }
@@ -170,19 +175,22 @@ func cmdConvert(args []string, s *streams) error {
 		return err
 	}
 	defer in.Close()
-	m, err := in.Message(sel)
+	src, err := readSource(in, sel, o, s)
 	if err != nil {
 		return err
 	}
-	defer m.Release()
-	if err := o.check(m.Tensor); err != nil {
+	defer src.Release()
+	if err := o.check(src); err != nil {
 		return err
 	}
-	t, err := convert(alloc, m.Tensor, o)
+	t, err := convert(alloc, src, o)
 	if err != nil {
 		return err
 	}
 	defer t.Release()
+	if tf := textByName(outPath); tf != notText {
+		return writeText(outPath, t, tf)
+	}
 	if outPath == "-" {
 		w := bufio.NewWriterSize(s.stdout, 1<<16)
 		if _, err := ipc.WriteTensor(w, t, ipc.WithAllocator(alloc)); err != nil {
@@ -192,6 +200,34 @@ func cmdConvert(args []string, s *streams) error {
 	}
 	// Atomically (OUT may be IN, whose mapping stays valid).
 	return ipc.WriteFile(outPath, t, ipc.WithAllocator(alloc))
+}
+
+// readSource reads the tensor to convert: message sel of an IPC input, or
+// the matrix or tensor of a Matrix Market or FROSTT file (gzipped or not),
+// with a progress bar on standard error when it is a terminal (or with
+// --progress). The result must be released.
+func readSource(in *input, sel int, o *convertOpts, s *streams) (arrowsparse.Tensor, error) {
+	tf, err := textOf(in)
+	if err != nil {
+		return nil, err
+	}
+	if tf == notText {
+		m, err := in.Message(sel)
+		if err != nil {
+			return nil, err
+		}
+		defer m.Release()
+		m.Tensor.Retain()
+		return m.Tensor, nil
+	}
+	if sel > 0 {
+		return nil, usagef("--message applies to files of IPC messages, not to %s", in.name)
+	}
+	show := !o.quiet && (o.progress || isTerminal(s.stderr))
+	update, done := progressBar(s.stderr, show, "reading "+in.name)
+	t, err := readText(in, tf, update)
+	done()
+	return t, err
 }
 
 // formatOf returns the --to name of a tensor's format.

@@ -25,13 +25,17 @@ const usage = `usage:
   sptensor validate [--all | --message N] FILE
   sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type TYPE]
                    [--indptr-type TYPE] [--axis-order 2,0,1]
-                   [--dimensions 2,1,0 --partitioning 1] [--message N] IN OUT
+                   [--dimensions 2,1,0 --partitioning 1] [--message N]
+                   [--progress | --quiet] IN OUT
   sptensor help
 
 FILE, IN and OUT are files of Arrow IPC Tensor or SparseTensor messages;
-"-" is standard input or output. A file of several messages needs
---message N (from 0); inspect --all lists them. Exit status: 0 success,
-1 bad input or failure, 2 usage error. See "go doc ./cmd/sptensor".
+"-" is standard input or output. convert also reads Matrix Market (.mtx)
+and FROSTT (.tns) files, gzipped or not, recognised by their content, and
+writes them when OUT ends in .mtx, .tns, .mtx.gz or .tns.gz. A file of
+several messages needs --message N (from 0); inspect --all lists them.
+Exit status: 0 success, 1 bad input or failure, 2 usage error. See
+"go doc ./cmd/sptensor".
 `
 
 // commands maps each command to its function. A command parses its own

@@ -241,7 +241,7 @@ func WriteCases(dir string, seed uint64) (int, error) {
 					ext = ".mtx.gz"
 				}
 				err = write(base+ext, sc, func(p string) error {
-					return mtx.WriteFile(p, t, mtx.WithSymmetry(sym), mtx.WithWriteAllocator(mem), mtx.WithComments("written by arrowsparse", "case "+base))
+					return mtx.WriteFile(p, t, mtx.WithSymmetry(sym), mtx.WithAllocator(mem), mtx.WithComments("written by arrowsparse", "case "+base))
 				})
 				if err == nil && dname == "float64" && sym != mtx.SkewSymmetric && shapeClass != 1 {
 					ps := sc
@@ -251,7 +251,7 @@ func WriteCases(dir string, seed uint64) (int, error) {
 						ps.Entries[i] = []string{e[0], e[1], "1"}
 					}
 					err = write(base+"_pattern.mtx", ps, func(p string) error {
-						return mtx.WriteFile(p, t, mtx.WithSymmetry(sym), mtx.WithPattern(), mtx.WithWriteAllocator(mem))
+						return mtx.WriteFile(p, t, mtx.WithSymmetry(sym), mtx.WithPattern(), mtx.WithAllocator(mem))
 					})
 				}
 				t.Release()
@@ -268,7 +268,7 @@ func WriteCases(dir string, seed uint64) (int, error) {
 				}
 				sc = Sidecar{Kind: "array", Shape: []int64{rows, cols}, DType: dname, Dense: DenseOf(d), Read: readAs}
 				err = write(fmt.Sprintf("go_array_%s_%s_%d.mtx", dname, sym, shapeClass), sc, func(p string) error {
-					return mtx.WriteFile(p, d, mtx.WithSymmetry(sym), mtx.WithWriteAllocator(mem))
+					return mtx.WriteFile(p, d, mtx.WithSymmetry(sym), mtx.WithAllocator(mem))
 				})
 				d.Release()
 				if err != nil {
@@ -308,7 +308,7 @@ func WriteCases(dir string, seed uint64) (int, error) {
 			{
 				sc := Sidecar{Kind: "tns", Shape: shape, DType: DTypeName(dt), Entries: ents, Read: map[string]string{"value_type": DTypeName(dt)}}
 				err = write(fmt.Sprintf("go_tns_%s_rank%d.tns", DTypeName(dt), rank), sc, func(p string) error {
-					return tns.WriteFile(p, t, tns.WithComments("written by arrowsparse"), tns.WithWriteAllocator(mem))
+					return tns.WriteFile(p, t, tns.WithComments("written by arrowsparse"), tns.WithAllocator(mem))
 				})
 			}
 			t.Release()
