@@ -229,11 +229,19 @@ func TestForeignFiles(t *testing.T) {
 	} {
 		path := filepath.Join(dir, c.name)
 		require.NoError(t, os.WriteFile(path, c.data, 0o644))
-		_, stderr, code := sptensor(t, "inspect", path)
-		assert.Equal(t, 1, code, c.name)
-		assert.Contains(t, stderr, path+" "+c.want, c.name)
-		assert.NotContains(t, stderr, "metadata length", c.name)
-		stdout, _, code := sptensor(t, "dump", "--json", path)
+		text := strings.Contains(c.name, ".mtx") || strings.HasSuffix(c.name, ".tns")
+		stdout, stderr, code := sptensor(t, "inspect", path)
+		if text {
+			// inspect reads the header of a text file (convert reads
+			// the body); dump and validate read messages only.
+			assert.Equal(t, 0, code, c.name)
+			assert.Regexp(t, "Matrix Market|FROSTT", stdout, c.name)
+		} else {
+			assert.Equal(t, 1, code, c.name)
+			assert.Contains(t, stderr, path+" "+c.want, c.name)
+			assert.NotContains(t, stderr, "metadata length", c.name)
+		}
+		stdout, _, code = sptensor(t, "dump", "--json", path)
 		assert.Equal(t, 1, code, c.name)
 		assert.Contains(t, stdout, c.want, c.name)
 		stdout, _, code = sptensor(t, "validate", path)
@@ -241,8 +249,12 @@ func TestForeignFiles(t *testing.T) {
 		assert.Contains(t, stdout, c.want, c.name)
 		// The same through standard input.
 		_, stderr, code = sptensorIn(t, c.data, "inspect", "-")
-		assert.Equal(t, 1, code, c.name)
-		assert.Contains(t, stderr, c.want, c.name)
+		if text {
+			assert.Equal(t, 0, code, c.name)
+		} else {
+			assert.Equal(t, 1, code, c.name)
+			assert.Contains(t, stderr, c.want, c.name)
+		}
 
 		in, err := openInput(path, nil)
 		require.NoError(t, err)

@@ -16,6 +16,17 @@ import (
 // C++ peer's limit. Tests lower it.
 var maxDumpElements int64 = describe.MaxDenseValues
 
+// withInputMessage calls f with message sel of an open input (see
+// input.Message), released afterwards.
+func withInputMessage(in *input, sel int, f func(m *ipc.Message) error) error {
+	m, err := in.Message(sel)
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	return f(m)
+}
+
 // withMessage opens FILE and calls f with message sel of it (see
 // input.Message), released afterwards.
 func withMessage(path string, sel int, s *streams, f func(in *input, m *ipc.Message) error) error {
@@ -48,10 +59,15 @@ func cmdInspect(args []string, s *streams) error {
 	if fl.bool("all") {
 		return inspectAll(path, fl.bool("json"), s)
 	}
-	if done, err := inspectText(path, fl.bool("json"), s); done || err != nil {
+	in, err := openInput(path, s.stdin)
+	if err != nil {
 		return err
 	}
-	return withMessage(path, sel, s, func(_ *input, m *ipc.Message) error {
+	defer in.Close()
+	if done, err := inspectText(in, fl.bool("json"), s); done || err != nil {
+		return err
+	}
+	return withInputMessage(in, sel, func(m *ipc.Message) error {
 		sum := describe.Summarize(m)
 		if fl.bool("json") {
 			_, err := s.stdout.Write(sum.JSON())

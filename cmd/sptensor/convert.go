@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,7 +225,7 @@ func readSource(in *input, sel int, o *convertOpts, s *streams) (arrowsparse.Ten
 		return nil, usagef("--message applies to files of IPC messages, not to %s", in.name)
 	}
 	show := !o.quiet && (o.progress || isTerminal(s.stderr))
-	update, done := progressBar(s.stderr, show, "reading "+in.name)
+	update, done := progressBar(s.stderr, show, "reading "+filepath.Base(in.name))
 	t, err := readText(in, tf, update)
 	done()
 	return t, err

@@ -159,7 +159,7 @@ func progressBar(w io.Writer, show bool, name string) (func(bytes, total, entrie
 	if !show {
 		return nil, func() {}
 	}
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
+	p := mpb.New(mpb.WithOutput(w), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 	var entries int64
 	bar := p.New(0, mpb.BarStyle(),
 		mpb.PrependDecorators(
@@ -196,12 +196,7 @@ func isTerminal(w io.Writer) bool {
 // inspectText prints the header of a Matrix Market file (without reading
 // its body), or says that a FROSTT file has none; it reports false for
 // other inputs.
-func inspectText(path string, asJSON bool, s *streams) (bool, error) {
-	in, err := openInput(path, s.stdin)
-	if err != nil {
-		return false, err
-	}
-	defer in.Close()
+func inspectText(in *input, asJSON bool, s *streams) (bool, error) {
 	tf, err := textOf(in)
 	if err != nil || tf == notText {
 		return false, err
