@@ -420,4 +420,3 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	defer keyed.Release()
 	return RewrapTable(keyed)
 }
-
