@@ -61,7 +61,9 @@ var (
 // float64). A negative dimension, a product that exceeds the largest list
 // size (2^31-1), names that are not one valid UTF-8 string per dimension, and
 // a permutation that is not a permutation of 0..ndim-1 are errors wrapping
-// arrow.ErrInvalid.
+// arrow.ErrInvalid. So is a shape with a dimension of size 0, which Arrow
+// allows but arrow-go cannot represent: its FixedSizeListOf panics on a
+// list size of 0, and so do its IPC reader and pqarrow on such a field.
 func NewFixedShapeTensorType(valueType arrow.DataType, shape []int64, dimNames []string, permutation []int) (*FixedShapeTensorType, error) {
 	if valueType == nil {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "%s: nil value type", FixedShapeTensorName)
@@ -72,6 +74,9 @@ func NewFixedShapeTensorType(valueType arrow.DataType, shape []int64, dimNames [
 	size, err := listSize(FixedShapeTensorName, shape)
 	if err != nil {
 		return nil, err
+	}
+	if size == 0 {
+		return nil, core.Errorf(arrowsparse.ErrShape, "%s shape %v holds no element; arrow-go cannot represent a FixedSizeList of size 0", FixedShapeTensorName, shape)
 	}
 	storage := arrow.FixedSizeListOf(int32(size), valueType)
 	return newFixedShape(storage, slices.Clone(shape), slices.Clone(dimNames), slices.Clone(permutation))

@@ -298,7 +298,11 @@ func writeError(what string, err error) error {
 func safely(what string, f func() (arrow.Table, error)) (tbl arrow.Table, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			tbl, err = nil, core.Errorf(arrowsparse.ErrStructure, "%s: malformed input (%v)", what, r)
+			hint := ""
+			if r == "arrow: invalid size" {
+				hint = "; arrow-go cannot represent a FixedSizeList of size 0, the storage of a fixed_shape_tensor with a zero-size dimension"
+			}
+			tbl, err = nil, core.Errorf(arrowsparse.ErrStructure, "%s: malformed input (%v)%s", what, r, hint)
 		}
 	}()
 	return f()

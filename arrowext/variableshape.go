@@ -56,7 +56,8 @@ var _ arrow.ExtensionType = (*VariableShapeTensorType)(nil)
 // field names and nullability Arrow C++ gives it.
 //
 // The value type must be fixed-width, as Arrow C++ requires; rows can be
-// viewed only for the tensor value types. A negative ndim or uniform
+// viewed only for the tensor value types. An ndim ≤ 0 (Arrow allows 0,
+// but arrow-go cannot represent a FixedSizeList of size 0), a negative uniform
 // dimension other than VariableDim, names that are not one valid UTF-8
 // string per dimension, a permutation that is not a permutation of
 // 0..ndim-1, and a uniform shape of another length are errors wrapping
@@ -65,8 +66,8 @@ func NewVariableShapeTensorType(valueType arrow.DataType, ndim int, dimNames []s
 	if valueType == nil {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "%s: nil value type", VariableShapeTensorName)
 	}
-	if ndim < 0 || ndim > math.MaxInt32 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "%s: %d dimensions", VariableShapeTensorName, ndim)
+	if ndim <= 0 || ndim > math.MaxInt32 {
+		return nil, core.Errorf(arrowsparse.ErrShape, "%s: %d dimensions (arrow-go cannot represent the FixedSizeList<int32>[0] shapes of 0-d tensors)", VariableShapeTensorName, ndim)
 	}
 	if err := checkNames(VariableShapeTensorName, dimNames, ndim); err != nil {
 		return nil, err
