@@ -415,7 +415,7 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 			cols[i].Release()
 		}
 	}()
-	md := schema.Metadata()
+	md := origin.Metadata() // pqarrow's ReadTable drops the schema's metadata
 	keyed := array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows())
 	defer keyed.Release()
 	return RewrapTable(keyed)
