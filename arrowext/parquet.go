@@ -40,6 +40,7 @@ const arrowSchemaKey = "ARROW:schema"
 //
 // Dictionary encoding is off (tensor values seldom repeat); row groups hold
 // WithRowGroupLength rows; pages are compressed as WithCompression says.
+// Like the IPC writers, WriteParquet does not close w.
 func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 	c := newWriteConfig(opts)
 	var codec compress.Compression
@@ -68,7 +69,9 @@ func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 		parquet.WithMaxRowGroupLength(c.rowGroupLen),
 	)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(c.mem))
-	fw, err := pqarrow.NewFileWriter(data.Schema(), w, props, aprops)
+	// Hide w's Close, if it has one: arrow-go's Parquet writer closes its
+	// sink, and the caller owns w.
+	fw, err := pqarrow.NewFileWriter(data.Schema(), struct{ io.Writer }{w}, props, aprops)
 	if err != nil {
 		return writeError("writing a Parquet file", err)
 	}

@@ -27,10 +27,15 @@ const usage = `usage:
   sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type TYPE]
                    [--indptr-type TYPE] [--axis-order 2,0,1]
                    [--dimensions 2,1,0 --partitioning 1] IN OUT
+  sptensor pack [--container ipc-file|ipc-stream|parquet] [--column NAME]
+                OUT IN...
+  sptensor unpack [--column NAME] IN OUTDIR
   sptensor help
 
 FILE, IN and OUT are files holding one Arrow IPC Tensor or SparseTensor
-message; "-" is standard input or output. Exit status: 0 success, 1 bad
+message; "-" is standard input or output. inspect and dump also read
+tables of tensor columns (Arrow IPC files and streams, Parquet), as pack
+writes them and unpack reads them. Exit status: 0 success, 1 bad
 input or failure, 2 usage error. See "go doc ./cmd/sptensor" for details.
 `
 
@@ -75,6 +80,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = cmdValidate(rest, stdout)
 	case "convert":
 		err = cmdConvert(rest)
+	case "pack":
+		err = cmdPack(rest, stdout)
+	case "unpack":
+		err = cmdUnpack(rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -178,7 +187,7 @@ func oneFile(pos []string) (string, error) {
 // every check of the ipc readers. The message must be released.
 func readMessage(path string) (*ipc.Message, error) {
 	if path == "-" {
-		data, err := io.ReadAll(os.Stdin)
+		data, err := readStdin()
 		if err != nil {
 			return nil, err
 		}
@@ -211,6 +220,9 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	}
 	path, err := oneFile(pos)
 	if err != nil {
+		return err
+	}
+	if done, err := inspectTable(path, flags["json"] == "true", stdout); done {
 		return err
 	}
 	m, err := readMessage(path)
@@ -247,7 +259,7 @@ func cmdDump(args []string, stdout io.Writer) error {
 			}
 		}()
 	}
-	c, err := dumpContent(path)
+	c, err := dumpAny(path, asJSON)
 	if err != nil {
 		if !asJSON {
 			return err
