@@ -148,11 +148,11 @@ func TestFixedShapeTensorTypeDeserialize(t *testing.T) {
 		{`{"shape": [2, 3]}`, fsl6, `{"shape":[2,3]}`},
 		{`{"shape":[3,2],"permutation":[1,0]}`, fsl6, `{"shape":[3,2],"permutation":[1,0]}`},
 		{`{"dim_names":["a","b"],"shape":[3,2]}`, fsl6, `{"shape":[3,2],"dim_names":["a","b"]}`},
-		{`{"shape":[2,3],"x":1}`, fsl6, `{"shape":[2,3]}`},                // unknown keys are ignored
-		{`{"shape":[2,3],"x":{"y":[1,{}]}}`, fsl6, `{"shape":[2,3]}`},     // whatever they hold
-		{`{"shape":[2,3],"shape":[3,2]}`, fsl6, `{"shape":[2,3]}`},        // the first of a repeated key counts (rapidjson)
-		{`{"shape":[2,3],"shape":"x"}`, fsl6, `{"shape":[2,3]}`},          // ...whatever the others hold
-		{`{"shape":[-0,6]}`, fsl6, ""}, // -0 is 0: the product is 0
+		{`{"shape":[2,3],"x":1}`, fsl6, `{"shape":[2,3]}`},            // unknown keys are ignored
+		{`{"shape":[2,3],"x":{"y":[1,{}]}}`, fsl6, `{"shape":[2,3]}`}, // whatever they hold
+		{`{"shape":[2,3],"shape":[3,2]}`, fsl6, `{"shape":[2,3]}`},    // the first of a repeated key counts (rapidjson)
+		{`{"shape":[2,3],"shape":"x"}`, fsl6, `{"shape":[2,3]}`},      // ...whatever the others hold
+		{`{"shape":[-0,6]}`, fsl6, ""},                                // -0 is 0: the product is 0
 		{`{"shape":[]}`, arrow.FixedSizeListOf(1, arrow.PrimitiveTypes.Float32), `{"shape":[]}`},
 		{`{"shape":[6]}`, arrow.FixedSizeListOf(6, arrow.BinaryTypes.String), `{"shape":[6]}`}, // C++ accepts any value type
 		{`{"shape":[6]}`, arrow.FixedSizeListOf(6, arrow.FixedWidthTypes.Boolean), `{"shape":[6]}`},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -298,12 +299,21 @@ func writeError(what string, err error) error {
 func safely(what string, f func() (arrow.Table, error)) (tbl arrow.Table, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			hint := ""
-			if r == "arrow: invalid size" {
-				hint = "; arrow-go cannot represent a FixedSizeList of size 0, the storage of a fixed_shape_tensor with a zero-size dimension"
+			tbl, err = nil, core.Errorf(arrowsparse.ErrStructure, "%s: malformed input (%v)%s", what, r, zeroSizeHint(fmt.Sprint(r)))
+		} else if err != nil {
+			if hint := zeroSizeHint(err.Error()); hint != "" {
+				err = core.Errorf(arrowsparse.ErrStructure, "%w%s", err, hint)
 			}
-			tbl, err = nil, core.Errorf(arrowsparse.ErrStructure, "%s: malformed input (%v)%s", what, r, hint)
 		}
 	}()
 	return f()
+}
+
+// zeroSizeHint explains arrow-go's "arrow: invalid size" panic, which its
+// readers raise (or turn into an error) on a FixedSizeList of size 0.
+func zeroSizeHint(msg string) string {
+	if strings.Contains(msg, "arrow: invalid size") {
+		return "; arrow-go cannot represent a FixedSizeList of size 0, the storage of a fixed_shape_tensor with a zero-size dimension"
+	}
+	return ""
 }

@@ -117,19 +117,27 @@ var containers = []struct {
 	write func(*bytes.Buffer, arrow.Table, ...arrowext.WriteOption) error
 	read  func([]byte, memory.Allocator) (arrow.Table, error)
 }{
-	{"ipc-file", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error { return arrowext.WriteIPCFile(b, tbl, o...) },
+	{"ipc-file", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error {
+		return arrowext.WriteIPCFile(b, tbl, o...)
+	},
 		func(b []byte, mem memory.Allocator) (arrow.Table, error) {
 			return arrowext.ReadIPCFile(bytes.NewReader(b), arrowext.WithAllocator(mem))
 		}},
-	{"ipc-file-bytes", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error { return arrowext.WriteIPCFile(b, tbl, o...) },
+	{"ipc-file-bytes", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error {
+		return arrowext.WriteIPCFile(b, tbl, o...)
+	},
 		func(b []byte, mem memory.Allocator) (arrow.Table, error) {
 			return arrowext.ReadIPCFileBytes(b, arrowext.WithAllocator(mem))
 		}},
-	{"ipc-stream", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error { return arrowext.WriteIPCStream(b, tbl, o...) },
+	{"ipc-stream", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error {
+		return arrowext.WriteIPCStream(b, tbl, o...)
+	},
 		func(b []byte, mem memory.Allocator) (arrow.Table, error) {
 			return arrowext.ReadIPCStream(bytes.NewReader(b), arrowext.WithAllocator(mem))
 		}},
-	{"parquet", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error { return arrowext.WriteParquet(b, tbl, o...) },
+	{"parquet", func(b *bytes.Buffer, tbl arrow.Table, o ...arrowext.WriteOption) error {
+		return arrowext.WriteParquet(b, tbl, o...)
+	},
 		func(b []byte, mem memory.Allocator) (arrow.Table, error) {
 			return arrowext.ReadParquet(bytes.NewReader(b), arrowext.WithAllocator(mem))
 		}},

@@ -7,17 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	flatbuffers "github.com/google/flatbuffers/go"
 
-	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/arrowext"
 	"github.com/arrowsparse/arrowsparse/internal/describe"
-	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // container is the kind of a file, detected by content.
@@ -145,124 +142,34 @@ func tensorColumns(tbl arrow.Table) []int {
 	return out
 }
 
-// rowJSON writes one row of a tensor column in the interop schema: kind,
-// format, value_type, shape, dim_names and dense_values in logical
-// row-major order; null for a null row.
-func rowJSON(b *strings.Builder, v *views.View) error {
-	if v == nil {
-		b.WriteString("null")
-		return nil
-	}
-	dt := v.DataType()
-	b.WriteString(`{"kind": "dense", "format": "TENSOR", "value_type": `)
-	b.WriteString(describe.QuoteString(describe.TypeName(dt)))
-	b.WriteString(`, "shape": `)
-	writeInts(b, v.Shape())
-	b.WriteString(`, "dim_names": `)
-	writeNames(b, v.DimNames())
-	b.WriteString(`, "dense_values": [`)
-	c, err := v.Copy(memory.DefaultAllocator, views.CopyOptions{})
-	if err != nil {
-		return err
-	}
-	defer c.Release()
-	w := arrowsparse.ByteWidth(dt)
-	data := c.Buffer().Bytes()
-	for i := range int(c.Len()) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(describe.FormatValue(dt, loadBits(data[i*w:(i+1)*w])))
-	}
-	b.WriteString("]}")
-	return nil
-}
-
-// loadBits returns the little-endian value of b (1, 2, 4 or 8 bytes) as
-// bits.
-func loadBits(b []byte) uint64 {
-	var x uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		x = x<<8 | uint64(b[i])
-	}
-	return x
-}
-
-func writeInts(b *strings.Builder, xs []int64) {
-	b.WriteByte('[')
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.FormatInt(x, 10))
-	}
-	b.WriteByte(']')
-}
-
-// writeNames writes dim names, or null when there are none or all are
-// empty (as the interop schema says).
-func writeNames(b *strings.Builder, names []string) {
-	named := false
-	for _, n := range names {
-		named = named || n != ""
-	}
-	if !named {
-		b.WriteString("null")
-		return
-	}
-	b.WriteByte('[')
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(describe.QuoteString(n))
-	}
-	b.WriteByte(']')
-}
-
 // tableJSON returns the dump --json document of a table: its tensor
 // columns, each with its rows.
 func tableJSON(tbl arrow.Table) ([]byte, error) {
-	var b strings.Builder
-	b.WriteString("{\"columns\": [")
-	for k, i := range tensorColumns(tbl) {
-		f := tbl.Schema().Field(i)
-		if k > 0 {
-			b.WriteString(",")
+	var cols []describe.TableColumn
+	defer func() {
+		for _, c := range cols {
+			for _, v := range c.Rows {
+				if v != nil {
+					v.Release()
+				}
+			}
 		}
-		b.WriteString("\n  {\"name\": ")
-		b.WriteString(describe.QuoteString(f.Name))
-		b.WriteString(", \"type\": ")
-		b.WriteString(describe.QuoteString(f.Type.(arrow.ExtensionType).ExtensionName()))
-		b.WriteString(", \"rows\": [")
-		first := true
+	}()
+	for _, i := range tensorColumns(tbl) {
+		f := tbl.Schema().Field(i)
+		cols = append(cols, describe.TableColumn{Name: f.Name, Type: f.Type.(arrow.ExtensionType).ExtensionName()})
+		c := &cols[len(cols)-1]
 		for _, ch := range tbl.Column(i).Data().Chunks() {
 			for r := range ch.Len() {
-				if !first {
-					b.WriteString(",")
-				}
-				first = false
-				b.WriteString("\n    ")
 				v, err := arrowext.Row(ch, r)
 				if err != nil {
 					return nil, fmt.Errorf("column %q: %w", f.Name, err)
 				}
-				err = rowJSON(&b, v)
-				if v != nil {
-					v.Release()
-				}
-				if err != nil {
-					return nil, err
-				}
+				c.Rows = append(c.Rows, v)
 			}
 		}
-		if !first {
-			b.WriteString("\n  ")
-		}
-		b.WriteString("]}")
 	}
-	b.WriteString("\n]}\n")
-	return []byte(b.String()), nil
+	return describe.TableJSON(cols)
 }
 
 // tableText returns the text dump of a table: each tensor column's rows in
@@ -315,12 +222,12 @@ func tableSummary(tbl arrow.Table, c container, asJSON bool) string {
 			switch t := f.Type.(type) {
 			case *arrowext.FixedShapeTensorType:
 				fmt.Fprintf(&b, ", \"metadata\": %s, \"value_type\": %s, \"shape\": ", describe.QuoteString(params), describe.QuoteString(describe.TypeName(t.ValueType())))
-				writeInts(&b, t.LogicalShape())
+				b.WriteString(describe.IntsJSON(t.LogicalShape()))
 				b.WriteString(", \"dim_names\": ")
-				writeNames(&b, t.LogicalDimNames())
+				b.WriteString(describe.NamesJSON(t.LogicalDimNames()))
 			case *arrowext.VariableShapeTensorType:
 				fmt.Fprintf(&b, ", \"metadata\": %s, \"value_type\": %s, \"ndim\": %d, \"dim_names\": ", describe.QuoteString(params), describe.QuoteString(describe.TypeName(t.ValueType())), t.NumDims())
-				writeNames(&b, t.LogicalDimNames())
+				b.WriteString(describe.NamesJSON(t.LogicalDimNames()))
 			}
 			fmt.Fprintf(&b, ", \"null_count\": %d}", nulls)
 			continue
