@@ -19,6 +19,11 @@ Usage (with the interop venv's python, see interop/run.sh):
       never through pyarrow's to_numpy_ndarray. Columns with a zero-size
       dimension, which arrow-go cannot hold, expect an error.
 
+  pyarrow_tables.py golden DIR
+      Writes the few tables of arrowext/testdata/pyarrow (a fixed seed):
+      3-cycles from from_numpy_ndarray and from a type, a swap, a
+      variable-shape column with null rows, a zero-size dimension.
+
   pyarrow_tables.py read DIR
       Reads every table this library wrote (NAME.arrow/.arrows/.parquet with
       NAME.json and NAME.meta.json, as interop/tablecases writes them) with
@@ -32,6 +37,13 @@ Usage (with the interop venv's python, see interop/run.sh):
   pyarrow_tables.py check-dump 'CMD' DIR
       Runs CMD FILE (sptensor dump --json) on every table of DIR and
       compares its output with NAME.json, value by value in the value type.
+
+  pyarrow_tables.py packed SPTENSOR SRCDIR WORKDIR
+      Packs the dense Tensor messages of SRCDIR (with sidecars, as
+      pyarrow_dense.py writes them), grouped by value type and rank, with
+      `SPTENSOR pack` into each container; pyarrow reads every table (a
+      fixed-shape column when the shapes agree, else variable-shape) and
+      `SPTENSOR unpack` must give the messages back.
 
   pyarrow_tables.py pins
       Checks the pyarrow 25.0.1 behaviours that this library documents and
@@ -373,6 +385,20 @@ class Writer:
                                   ("id", pa.array(range(n), pa.int64()), None, "other")])
 
 
+    def golden(self):
+        """A few small cases for the Go unit tests (arrowext/testdata)."""
+        arr = self.fixed_numpy("float32", 3, [2, 0, 1], named=True)  # stores a 3-cycle
+        self.write_case("numpy-3cycle", [("tensor", arr, None, self.fixed_rows(arr))])
+        arr = self.fixed_numpy("int16", 2, [1, 0], named=True)
+        self.write_case("numpy-swap", [("tensor", arr, None, self.fixed_rows(arr))])
+        arr = self.fixed_storage("uint8", 3, [1, 2, 0], nulls=True)
+        self.write_case("storage-3cycle-nulls", [("tensor", arr, None, self.fixed_rows(arr))])
+        storage, md = self.variable("float64", 3, [2, 0, 1], nulls=True)
+        self.write_case("variable-3cycle-nulls", [("tensor", storage, md, self.variable_rows(storage, md))])
+        arr = self.fixed_storage("float32", 2, None, nulls=False, zero=True)
+        self.write_case("zero", [("tensor", arr, None, None)])
+
+
 def cmd_write(seed, outdir):
     os.makedirs(outdir, exist_ok=True)
     w = Writer(seed, outdir)
@@ -384,12 +410,14 @@ def cmd_write(seed, outdir):
 # ------------------------------------------------------------------ read
 
 def read_table(path):
-    ext = os.path.splitext(path)[1]
-    if ext == ".arrow":
+    """Reads a table file, telling the container by content."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head.startswith(b"ARROW1"):
         return pa.ipc.open_file(path).read_all()
-    if ext == ".arrows":
-        return pa.ipc.open_stream(path).read_all()
-    return pq.read_table(path)
+    if head.startswith(b"PAR1"):
+        return pq.read_table(path)
+    return pa.ipc.open_stream(path).read_all()
 
 
 def involutive(perm):
@@ -471,6 +499,7 @@ def cmd_read(indir):
         if os.path.splitext(path)[1] not in CONTAINERS:
             continue
         counts.checked += 1
+        counts.note(f"{CONTAINERS[os.path.splitext(path)[1]]} tables")
         errs = check_go_table(path, counts)
         if errs:
             counts.fail(os.path.basename(path), "; ".join(errs[:3]))
@@ -486,6 +515,7 @@ def cmd_check_dump(cmd, indir):
         if os.path.splitext(path)[1] not in CONTAINERS:
             continue
         counts.checked += 1
+        counts.note(f"{CONTAINERS[os.path.splitext(path)[1]]} tables")
         want = json.load(open(os.path.splitext(path)[0] + ".json"))
         proc = subprocess.run(shlex.split(cmd) + [path], capture_output=True, text=True)
         try:
@@ -634,15 +664,102 @@ def cmd_pins():
     return 1 if failed else 0
 
 
+# ---------------------------------------------------------------- packed
+
+def expected_row(doc, names):
+    """A dense sidecar as a row of a packed column: the column's names."""
+    want = dict(doc, dim_names=names)
+    return {k: want[k] for k in ("kind", "format", "value_type", "shape", "dim_names", "dense_values")}
+
+
+def cmd_packed(spt, srcdir, workdir):
+    """Packs the dense messages of srcdir (NAME.arrow with a NAME.json
+    sidecar) with `sptensor pack`, grouped by value type and rank, into each
+    container; pyarrow reads each table, and `sptensor unpack` must give the
+    messages back."""
+    counts = Counts()
+    groups = {}
+    for side in sorted(glob.glob(os.path.join(srcdir, "*.json"))):
+        doc = json.load(open(side))
+        if doc.get("kind") != "dense" or not doc["shape"] or 0 in doc["shape"]:
+            continue  # 0-d and zero-size tensors have no column type in arrow-go
+        key = (doc["value_type"], len(doc["shape"]))
+        groups.setdefault(key, []).append((side[:-5] + ".arrow", doc))
+    for (vt, nd), members in sorted(groups.items()):
+        members = members[:6]
+        names = [norm_names(d["dim_names"]) for _, d in members]
+        shared = names[0] if all(n == names[0] for n in names) else None
+        fixed = all(d["shape"] == members[0][1]["shape"] for _, d in members)
+        for container in ("ipc-file", "ipc-stream", "parquet"):
+            counts.checked += 1
+            where = f"{vt} rank {nd} {container}"
+            table = os.path.join(workdir, f"{vt}-{nd}-{container}")
+            outdir = table + ".out"
+            os.makedirs(workdir, exist_ok=True)
+            proc = subprocess.run([spt, "pack", "--container", container, table] + [m for m, _ in members],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                counts.fail(where, f"pack: {proc.stderr.strip()}")
+                continue
+            errs = []
+            try:
+                col = read_table(table).column("tensor").combine_chunks()
+            except Exception as e:  # noqa: BLE001
+                counts.fail(where, f"pyarrow cannot read the table: {e}")
+                continue
+            rows = []
+            if fixed and not isinstance(col.type, pa.FixedShapeTensorType):
+                errs.append(f"expected a fixed_shape_tensor column, got {col.type}")
+            elif not fixed and getattr(col.type, "extension_name", None) != VARIABLE:
+                errs.append(f"expected a variable_shape_tensor column, got {col.type}")
+            elif fixed:
+                rows = spec_fixed_rows(col)  # pack writes no permutation
+            else:
+                rows = spec_variable_rows(col, {})
+            if len(rows) != len(members) and not errs:
+                errs.append(f"pyarrow reads {len(rows)} rows, {len(members)} were packed")
+            for i, ((_, doc), got) in enumerate(zip(members, rows)):
+                errs += compare_rows(expected_row(doc, shared), row_doc(got, shared), f"pyarrow row {i}")
+                counts.note("rows read by pyarrow")
+            proc = subprocess.run([spt, "unpack", table, outdir], capture_output=True, text=True)
+            if proc.returncode != 0:
+                errs.append(f"unpack: {proc.stderr.strip()}")
+            else:
+                for i, (_, doc) in enumerate(members):
+                    out = subprocess.run([spt, "dump", "--json", os.path.join(outdir, f"{i}.arrow")],
+                                         capture_output=True, text=True)
+                    got = json.loads(out.stdout)
+                    if "error" in got:
+                        errs.append(f"unpacked row {i}: {got['error']}")
+                        continue
+                    want = expected_row(doc, shared)
+                    errs += compare_rows(want, {k: got.get(k) for k in want}, f"unpacked row {i}")
+                    counts.note("messages unpacked and read back")
+            if errs:
+                counts.fail(where, "; ".join(errs[:3]))
+    for k, v in sorted(counts.notes.items()):
+        print(f"  {v:4d} {k}")
+    print(f"{counts.checked} checked, {counts.failed} failed")
+    return 1 if counts.failed else 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "write":
         return cmd_write(int(argv[2]), argv[3])
+    if len(argv) == 3 and argv[1] == "golden":
+        os.makedirs(argv[2], exist_ok=True)
+        w = Writer(20261123, argv[2])
+        w.golden()
+        print(f"pyarrow_tables: {w.count} tables written")
+        return 0
     if len(argv) == 3 and argv[1] == "read":
         return cmd_read(argv[2])
     if len(argv) == 4 and argv[1] == "check-dump":
         return cmd_check_dump(argv[2], argv[3])
     if len(argv) == 2 and argv[1] == "pins":
         return cmd_pins()
+    if len(argv) == 5 and argv[1] == "packed":
+        return cmd_packed(argv[2], argv[3], argv[4])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -16,6 +16,14 @@
 #                      messages and to_numpy() matches; messages written by
 #                      pyarrow.ipc.write_tensor read back in Go (and in the
 #                      peer) as described
+#   5. tensor columns  pyarrow writes fixed- and variable-shape tensor
+#                      columns to IPC files, IPC streams and Parquet;
+#                      `sptensor dump --json` reads the exact values. Go
+#                      (tablecases) writes the same kinds of tables; pyarrow
+#                      reads them as its extension types with the same values.
+#                      pyarrow 25.0.1's documented misbehaviours are pinned.
+#                      `sptensor pack` packs the pyarrow messages of check 4;
+#                      pyarrow reads the table and `unpack` gives them back
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -25,6 +33,7 @@ ROOT=$(pwd)
 interop/setup.sh
 go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
+go build -o build/tablecases ./interop/tablecases
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -93,6 +102,19 @@ counted "4. pyarrow read_tensor of Go-written Tensor messages" "$PY" interop/pya
 "$PY" interop/pyarrow_dense.py write "$SEED" "$WORK/py" | tee "$WORK/pywrite.log" | tail -n 1
 counted "   sptensor dump of pyarrow write_tensor messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/py"
 counted "   peer read-json of the same (checks their sidecars)" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/py"
+
+echo "== 5. tensor columns with pyarrow"
+TABLES=(interop/pyarrow_tables.py)
+"$PY" "${TABLES[@]}" write "$SEED" "$WORK/pytables" | tail -n 1
+counted "5. pyarrow -> Go: sptensor dump of pyarrow's tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/pytables"
+grep -E '^ +[0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+"$ROOT/build/tablecases" write "$SEED" "$WORK/gotables"
+counted "   Go -> pyarrow: pyarrow reads Go's tables" "$PY" "${TABLES[@]}" read "$WORK/gotables"
+grep -E '^ +[0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+counted "   Go -> Go: sptensor dump of the same tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/gotables"
+counted "   pinned pyarrow 25.0.1 behaviours still hold" "$PY" "${TABLES[@]}" pins
+counted "   sptensor pack of pyarrow's messages, pyarrow reads, unpack" "$PY" "${TABLES[@]}" packed "$SPT" "$WORK/py" "$WORK/packed"
+grep -E "^ +[0-9]+ " "$WORK/log.$((${#labels[@]} - 1))" || true
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
