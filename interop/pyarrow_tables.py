@@ -504,7 +504,7 @@ def cmd_read(indir):
         if errs:
             counts.fail(os.path.basename(path), "; ".join(errs[:3]))
     for k, v in sorted(counts.notes.items()):
-        print(f"  {v:4d} {k}")
+        print(f"  {v} {k}")
     print(f"{counts.checked} checked, {counts.failed} failed")
     return 1 if counts.failed else 0
 
@@ -529,7 +529,7 @@ def cmd_check_dump(cmd, indir):
         if errs:
             counts.fail(os.path.basename(path), "; ".join(errs[:3]))
     for k, v in sorted(counts.notes.items()):
-        print(f"  {v:4d} {k}")
+        print(f"  {v} {k}")
     print(f"{counts.checked} checked, {counts.failed} failed")
     return 1 if counts.failed else 0
 
@@ -738,7 +738,7 @@ def cmd_packed(spt, srcdir, workdir):
             if errs:
                 counts.fail(where, "; ".join(errs[:3]))
     for k, v in sorted(counts.notes.items()):
-        print(f"  {v:4d} {k}")
+        print(f"  {v} {k}")
     print(f"{counts.checked} checked, {counts.failed} failed")
     return 1 if counts.failed else 0
 

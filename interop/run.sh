@@ -107,14 +107,23 @@ echo "== 5. tensor columns with pyarrow"
 TABLES=(interop/pyarrow_tables.py)
 "$PY" "${TABLES[@]}" write "$SEED" "$WORK/pytables" | tail -n 1
 counted "5. pyarrow -> Go: sptensor dump of pyarrow's tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/pytables"
-grep -E '^ +[0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
 "$ROOT/build/tablecases" write "$SEED" "$WORK/gotables"
 counted "   Go -> pyarrow: pyarrow reads Go's tables" "$PY" "${TABLES[@]}" read "$WORK/gotables"
-grep -E '^ +[0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
 counted "   Go -> Go: sptensor dump of the same tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/gotables"
 counted "   pinned pyarrow 25.0.1 behaviours still hold" "$PY" "${TABLES[@]}" pins
 counted "   sptensor pack of pyarrow's messages, pyarrow reads, unpack" "$PY" "${TABLES[@]}" packed "$SPT" "$WORK/py" "$WORK/packed"
-grep -E "^ +[0-9]+ " "$WORK/log.$((${#labels[@]} - 1))" || true
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+example() { # examples/fixedshape writes a column; its read.py reads it with pyarrow
+  if go run ./examples/fixedshape "$WORK/example" >"$WORK/example.log" 2>&1 &&
+     "$PY" examples/fixedshape/read.py "$WORK/example" >>"$WORK/example.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/fixedshape: $(tail -n 3 "$WORK/example.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/fixedshape, read by its read.py with pyarrow" example
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
