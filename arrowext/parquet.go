@@ -192,9 +192,13 @@ func writable(mem memory.Allocator, arr arrow.Array, valid []bool) (arrow.Array,
 		})
 	case *array.List:
 		t := a.DataType().(*arrow.ListType)
-		offs := a.Offsets()
+		offs := a.Offsets() // the whole buffer: slot i is at a.Offset()+i
 		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
-			return int64(offs[i]), int64(offs[i+1])
+			j := a.Offset() + i
+			if j+1 >= len(offs) {
+				return -1, -1
+			}
+			return int64(offs[j]), int64(offs[j+1])
 		})
 	case *array.Struct:
 		n := a.Len()
@@ -243,7 +247,8 @@ func effective(a arrow.Array, valid []bool) []bool {
 }
 
 // listWritable builds the List form of a list-like array a whose slot i
-// spans child values span(i), with the null (or ancestor-null) slots empty.
+// spans child values span(i) (negative when the offsets are too short),
+// with the null (or ancestor-null) slots empty.
 func listWritable(mem memory.Allocator, a arrow.Array, elem arrow.Field, values arrow.Array, valid []bool, span func(int) (int64, int64)) (arrow.Array, error) {
 	n := a.Len()
 	eff := effective(a, valid)
