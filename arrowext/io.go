@@ -1,6 +1,7 @@
 package arrowext
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -186,9 +187,25 @@ func WriteIPCStream(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 // RewrapTable) whether or not the types are registered. The buffers come
 // from the allocator of WithAllocator. The table must be released by the
 // caller.
+//
+// The file is untrusted: before arrow-go's reader decodes it, the footer
+// and every message's metadata are checked (every table, vector and string
+// inside its flatbuffer, every body inside the file, compressed buffers
+// claiming at most 4096 times their size), because arrow-go allocates what
+// they claim. Malformed input is an error wrapping arrow.ErrInvalid.
 func ReadIPCFile(r ipc.ReadAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
 	return safely("reading an IPC file", func() (arrow.Table, error) {
+		size, err := r.Seek(0, io.SeekEnd)
+		if err != nil {
+			return nil, readError("reading an IPC file", err)
+		}
+		if err := verifyIPCFile(r, size); err != nil {
+			return nil, err
+		}
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, readError("reading an IPC file", err)
+		}
 		fr, err := ipc.NewFileReader(r, ipc.WithAllocator(c.mem))
 		if err != nil {
 			return nil, readError("reading an IPC file", err)
@@ -204,6 +221,9 @@ func ReadIPCFile(r ipc.ReadAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 func ReadIPCFileBytes(data []byte, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
 	return safely("reading an IPC file", func() (arrow.Table, error) {
+		if err := verifyIPCFile(bytes.NewReader(data), int64(len(data))); err != nil {
+			return nil, err
+		}
 		fr, err := ipc.NewMappedFileReader(data, ipc.WithAllocator(c.mem))
 		if err != nil {
 			return nil, readError("reading an IPC file", err)
@@ -231,14 +251,22 @@ func readFile(fr *ipc.FileReader) (arrow.Table, error) {
 }
 
 // ReadIPCStream reads every record batch of an Arrow IPC stream into a
-// table, as ReadIPCFile does.
+// table, as ReadIPCFile does, with the same checks: it reads the whole
+// stream into memory first, to check it before arrow-go decodes it.
 func ReadIPCStream(r io.Reader, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
 	return safely("reading an IPC stream", func() (arrow.Table, error) { return readStream(r, c) })
 }
 
 func readStream(r io.Reader, c *readConfig) (arrow.Table, error) {
-	sr, err := ipc.NewReader(r, ipc.WithAllocator(c.mem))
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, readError("reading an IPC stream", err)
+	}
+	if err := verifyIPCStream(data); err != nil {
+		return nil, err
+	}
+	sr, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(c.mem))
 	if err != nil {
 		return nil, readError("reading an IPC stream", err)
 	}

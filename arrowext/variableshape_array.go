@@ -40,7 +40,8 @@ const inlineRank = 8
 //
 // The row is checked against the type and the storage: its shape entries
 // must be ≥ 0 and match the uniform shape, their product must equal the
-// length of its data list, and the list must lie inside the values; a
+// length of its data list (and the row-major strides of the shape must fit
+// in int64, zero-size dimensions counted as 1), and the list must lie inside the values; a
 // null data list or shape in a valid row is an error too. These errors, and
 // buffers too short for the row, wrap arrow.ErrInvalid; an i outside
 // [0, Len()) is an error wrapping arrow.ErrIndex; a value type that is not a
@@ -144,7 +145,7 @@ func (a *VariableShapeTensorArray) row(i int, phys []int64) (varRow, error) {
 	if int64(len(sb)) < (first+nd)*4 {
 		return varRow{}, core.Errorf(arrowsparse.ErrBufferSize, "%s: shape buffer of %d bytes is too short for row %d", VariableShapeTensorName, len(sb), i)
 	}
-	size := int64(1)
+	size, span := int64(1), int64(1) // span: the product of max(dim, 1), for the strides
 	for k := range phys {
 		dim := int64(int32(binary.NativeEndian.Uint32(sb[(first+int64(k))*4:])))
 		if dim < 0 {
@@ -154,8 +155,9 @@ func (a *VariableShapeTensorArray) row(i int, phys []int64) (varRow, error) {
 			return varRow{}, core.Errorf(arrowsparse.ErrShape, "%s: row %d has shape %v, which disagrees with the uniform shape %s", VariableShapeTensorName, i, shapeText(sb, first, nd), uniformText(t.uniform))
 		}
 		phys[k] = dim
-		if size, ok = core.MulInt64(size, dim); !ok {
-			return varRow{}, core.Errorf(arrowsparse.ErrOverflow, "%s: the shape %v of row %d overflows int64", VariableShapeTensorName, shapeText(sb, first, nd), i)
+		size, _ = core.MulInt64(size, dim)
+		if span, ok = core.MulInt64(span, max(dim, 1)); !ok {
+			return varRow{}, core.Errorf(arrowsparse.ErrOverflow, "%s: the strides of row %d's shape %v overflow int64", VariableShapeTensorName, i, shapeText(sb, first, nd))
 		}
 	}
 
