@@ -154,8 +154,13 @@
 // wrapping arrow.ErrInvalid (through the categories of package
 // arrowsparse), with messages that name the column, row or key at fault;
 // a value type that cannot be viewed gives one wrapping arrow.ErrType, a
-// row outside the column one wrapping arrow.ErrIndex. The readers turn
-// panics of arrow-go's decoders on malformed files into such errors.
+// row outside the column one wrapping arrow.ErrIndex. arrow-go's IPC
+// readers allocate what a file's metadata claims (a fatal out-of-memory
+// error on a lying vector length, which the fuzzer found), so ReadIPCFile,
+// ReadIPCFileBytes and ReadIPCStream first check every flatbuffer of the
+// input, its bodies and its compressed buffers' claimed sizes; and the
+// readers turn panics of arrow-go's decoders on malformed files into
+// errors.
 //
 // # Concurrency
 //
