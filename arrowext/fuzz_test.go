@@ -2,6 +2,7 @@ package arrowext_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -208,7 +209,14 @@ func FuzzReadTable(f *testing.F) {
 						continue
 					}
 					for i := range ch.Len() {
-						if v, err := arrowext.Row(ch, i); err == nil && v != nil {
+						v, err := arrowext.Row(ch, i)
+						if err != nil {
+							if !errors.Is(err, arrow.ErrType) {
+								require.ErrorIs(t, err, arrow.ErrInvalid)
+							}
+							break
+						}
+						if v != nil {
 							_ = viewBytes(t, memory.DefaultAllocator, v)
 							v.Release()
 						}

@@ -292,7 +292,20 @@ func readStream(r io.Reader, c *readConfig) (arrow.Table, error) {
 func rewrappedTable(schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.Table, error) {
 	tbl := array.NewTableFromRecords(schema, recs)
 	defer tbl.Release()
-	return RewrapTable(tbl)
+	return checkedTable(RewrapTable(tbl))
+}
+
+// checkedTable checks the layout of the tensor columns of a table just
+// read (see checkLayout), releasing it if they are broken.
+func checkedTable(tbl arrow.Table, err error) (arrow.Table, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableLayout(tbl); err != nil {
+		tbl.Release()
+		return nil, err
+	}
+	return tbl, nil
 }
 
 // readError wraps an error from arrow-go's readers so that it wraps

@@ -458,3 +458,40 @@ func TestSlicedColumns(t *testing.T) {
 		got.Release()
 	}
 }
+
+// TestWrapChecksLayout refuses storage whose buffers do not cover its
+// length, as arrow-go's IPC reader builds from a lying file.
+func TestWrapChecksLayout(t *testing.T) {
+	mem := testutil.Checked(t)
+	fsl := arrow.FixedSizeListOf(4, arrow.PrimitiveTypes.Int32)
+	vals := testutil.BufferOf(mem, []int32{1, 2, 3, 4})
+	defer vals.Release()
+	child := array.NewData(arrow.PrimitiveTypes.Int32, 4, []*memory.Buffer{nil, vals}, nil, 0, 0)
+	defer child.Release()
+	for _, tc := range []struct {
+		rows, nulls int
+		child       arrow.ArrayData
+	}{
+		{10, 0, child}, // 10 rows of 4 values over 4 values
+		{1, 3, child},  // nulls without a bitmap
+	} {
+		data := array.NewData(fsl, tc.rows, []*memory.Buffer{nil}, []arrow.ArrayData{tc.child}, tc.nulls, 0)
+		storage := array.MakeFromData(data)
+		_, err := arrowext.Wrap(arrowext.FixedShapeTensorName, `{"shape":[2,2]}`, storage)
+		assert.ErrorIs(t, err, arrow.ErrInvalid)
+		storage.Release()
+		data.Release()
+	}
+	typ := mustVariable(t, arrow.PrimitiveTypes.Int32, 2, nil, nil, nil)
+	st := typ.StorageType().(*arrow.StructType)
+	ld := array.NewData(st.Field(0).Type, 5, []*memory.Buffer{nil, nil}, []arrow.ArrayData{child}, 0, 0) // no offsets
+	defer ld.Release()
+	sd := array.NewData(st.Field(1).Type, 5, []*memory.Buffer{nil}, []arrow.ArrayData{child}, 0, 0)
+	defer sd.Release()
+	data := array.NewData(st, 5, []*memory.Buffer{nil}, []arrow.ArrayData{ld, sd}, 0, 0)
+	defer data.Release()
+	storage := array.MakeFromData(data)
+	defer storage.Release()
+	_, err := arrowext.Wrap(arrowext.VariableShapeTensorName, `{}`, storage)
+	assert.ErrorIs(t, err, arrow.ErrInvalid)
+}

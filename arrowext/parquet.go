@@ -387,7 +387,7 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	defer tbl.Release()
 	origin := fr.Manifest.OriginSchema
 	if origin == nil || origin.NumFields() != int(tbl.NumCols()) {
-		return RewrapTable(tbl)
+		return checkedTable(RewrapTable(tbl))
 	}
 	// Give each column the extension keys of its origin field, then
 	// re-wrap.
@@ -426,5 +426,5 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	md := origin.Metadata() // pqarrow's ReadTable drops the schema's metadata
 	keyed := array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows())
 	defer keyed.Release()
-	return RewrapTable(keyed)
+	return checkedTable(RewrapTable(keyed))
 }

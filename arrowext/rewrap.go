@@ -39,8 +39,10 @@ func Implements(name string) bool {
 // Wrap returns storage as an array of the extension type that name and
 // metadata describe, sharing storage's buffers. The name must be one this
 // package implements (see Implements), and the metadata must be valid for
-// it over storage's type, as Deserialize checks: otherwise Wrap returns an
-// error wrapping arrow.ErrInvalid. The returned array must be released by
+// it over storage's type, as Deserialize checks, and storage's buffers must
+// cover its length (validity bitmaps, list values, offsets, shapes): a
+// check in O(1) that bounds the rows by the buffers' size. Otherwise Wrap
+// returns an error wrapping arrow.ErrInvalid. The returned array must be released by
 // the caller; storage may be released independently.
 func Wrap(name, metadata string, storage arrow.Array) (arrow.Array, error) {
 	des, ok := deserializers[name]
@@ -54,7 +56,12 @@ func Wrap(name, metadata string, storage arrow.Array) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return array.NewExtensionArrayWithStorage(typ, storage), nil
+	out := array.NewExtensionArrayWithStorage(typ, storage)
+	if err := checkLayout(out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
 }
 
 // Rewrap returns a column as this package's extension array when its field
