@@ -165,17 +165,29 @@ func tenMillion(b *testing.B, mem memory.Allocator) arrow.Table {
 const tenMillionBytes = 10_000_000 * 4
 
 // BenchmarkCopy10M is the baseline of BenchmarkWriteIPCFile10M: copy() of
-// the column's 40 MB into a buffer allocated once.
+// the column's 40 MB into a buffer allocated once, with the destination
+// 64-byte aligned as the source is ("aligned"), and 40 bytes past that
+// ("as-in-file"), as in the IPC file, whose body starts at byte 552:
+// memmove is about a third slower when source and destination are not
+// aligned alike.
 func BenchmarkCopy10M(b *testing.B) {
 	src := make([]byte, tenMillionBytes)
+	dst := make([]byte, tenMillionBytes+64)
 	for i := range src {
 		src[i] = byte(i)
+		dst[i] = byte(i)
 	}
-	dst := make([]byte, tenMillionBytes)
-	b.SetBytes(tenMillionBytes)
-	b.ReportAllocs()
-	for b.Loop() {
-		copy(dst, src)
+	for _, bc := range []struct {
+		name string
+		off  int
+	}{{"aligned", 0}, {"as-in-file", 40}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(tenMillionBytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(dst[bc.off:bc.off+tenMillionBytes], src)
+			}
+		})
 	}
 }
 
