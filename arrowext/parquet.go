@@ -80,11 +80,56 @@ func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 		fw.Close()
 		return writeError("writing a Parquet file", err)
 	}
-	if err := fw.WriteTable(data, c.rowGroupLen); err != nil {
+	// Write in slices of about sliceValues leaf values into buffered row
+	// groups of rowGroupLen rows: arrow-go's encoders zero the whole of
+	// their pooled buffers at every page, so buffers grown for a whole row
+	// group's levels make every page cost as much as the row group (a
+	// 10M-element column wrote 3 to 5 times slower in one piece).
+	tr := array.NewTableReader(data, sliceRows(data))
+	defer tr.Release()
+	for tr.Next() {
+		if err := fw.WriteBuffered(tr.RecordBatch()); err != nil {
+			fw.Close()
+			return writeError("writing a Parquet file", err)
+		}
+	}
+	if err := tr.Err(); err != nil {
 		fw.Close()
 		return writeError("writing a Parquet file", err)
 	}
 	return writeError("writing a Parquet file", fw.Close())
+}
+
+// sliceValues is the number of leaf values WriteParquet hands pqarrow at a
+// time.
+const sliceValues = 1 << 20
+
+// sliceRows returns the number of rows of a table that hold about
+// sliceValues leaf values in its widest column, at least 1.
+func sliceRows(tbl arrow.Table) int64 {
+	rows := tbl.NumRows()
+	widest := rows
+	for i := range int(tbl.NumCols()) {
+		n := int64(0)
+		for _, ch := range tbl.Column(i).Data().Chunks() {
+			n += leafValues(ch.Data())
+		}
+		widest = max(widest, n)
+	}
+	if widest <= sliceValues || rows == 0 {
+		return max(rows, 1)
+	}
+	return max(rows*sliceValues/widest, 1)
+}
+
+// leafValues is the number of values at the leaves of array data: its
+// length for flat data, the largest of its children's otherwise.
+func leafValues(d arrow.ArrayData) int64 {
+	n := int64(d.Len())
+	for _, c := range d.Children() {
+		n = max(n, leafValues(c))
+	}
+	return n
 }
 
 // parquetTables returns the table to store the schema of (each extension
