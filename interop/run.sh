@@ -22,6 +22,14 @@
 #                      read them as scipy.io.mmread does; files they write
 #                      are read by mmread (and the reference reader) with
 #                      the content they were written from
+#   6. tensor columns  pyarrow writes fixed- and variable-shape tensor
+#                      columns to IPC files, IPC streams and Parquet;
+#                      `sptensor dump --json` reads the exact values. Go
+#                      (tablecases) writes the same kinds of tables; pyarrow
+#                      reads them as its extension types with the same values.
+#                      pyarrow 25.0.1's documented misbehaviours are pinned.
+#                      `sptensor pack` packs the pyarrow messages of check 4;
+#                      pyarrow reads the table and `unpack` gives them back
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -32,6 +40,7 @@ interop/setup.sh
 go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
 go build -o build/textfmtcheck ./interop/textfmtcheck
+go build -o build/tablecases ./interop/tablecases
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -106,6 +115,28 @@ echo "== 5. Matrix Market and FROSTT with scipy"
 counted "5. mtx/tns read what scipy.io.mmwrite wrote" "$ROOT/build/textfmtcheck" read "$WORK/textpy"
 "$ROOT/build/textfmtcheck" write "$SEED" "$WORK/textgo" | tail -n 1
 counted "   scipy.io.mmread reads what mtx/tns wrote" "$PY" interop/textfmt_ref.py read "$WORK/textgo"
+
+echo "== 6. tensor columns with pyarrow"
+TABLES=(interop/pyarrow_tables.py)
+"$PY" "${TABLES[@]}" write "$SEED" "$WORK/pytables" | tail -n 1
+counted "6. pyarrow -> Go: sptensor dump of pyarrow's tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/pytables"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+"$ROOT/build/tablecases" write "$SEED" "$WORK/gotables"
+counted "   Go -> pyarrow: pyarrow reads Go's tables" "$PY" "${TABLES[@]}" read "$WORK/gotables"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+counted "   Go -> Go: sptensor dump of the same tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/gotables"
+counted "   pinned pyarrow 25.0.1 behaviours still hold" "$PY" "${TABLES[@]}" pins
+counted "   sptensor pack of pyarrow's messages, pyarrow reads, unpack" "$PY" "${TABLES[@]}" packed "$SPT" "$WORK/py" "$WORK/packed"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+example() { # examples/fixedshape writes a column; its read.py reads it with pyarrow
+  if go run ./examples/fixedshape "$WORK/example" >"$WORK/example.log" 2>&1 &&
+     "$PY" examples/fixedshape/read.py "$WORK/example" >>"$WORK/example.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/fixedshape: $(tail -n 3 "$WORK/example.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/fixedshape, read by its read.py with pyarrow" example
 
 total=0 failed=0
 for i in "${!labels[@]}"; do

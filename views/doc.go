@@ -93,12 +93,18 @@
 //
 // FromArray, FromArrayData and FromFixedSizeList view the values of
 // primitive arrays (1-d) and of FixedSizeList arrays (2-d, or N-d when
-// nested, as in the storage of fixed_shape_tensor), respecting every
-// level's offset. A dense view has no validity bitmap, so nulls in the
-// viewed range are an error. FromArrowTensor and ToArrowTensor convert to
-// and from arrow-go's tensor.Interface without copying, turning byte strides into
-// element strides and back; Arrow tensors need non-negative strides, so a
-// flipped view must be copied first, and arrow-go has no float16 tensor.
+// nested), respecting every level's offset. A column of Arrow's
+// fixed_shape_tensor extension type (one flat FixedSizeList per row, see
+// package arrowext) is viewed as its rows' logical tensors stacked along a
+// first axis: the type describes itself through FixedShapeLayout, and its
+// permutation becomes strides. FromArrowBuffer is the read-only
+// constructor for code that reads other Arrow layouts itself. A dense view
+// has no validity bitmap, so nulls in the viewed range are an error.
+//
+// FromArrowTensor and ToArrowTensor convert to and from arrow-go's
+// tensor.Interface without copying, turning byte strides into element
+// strides and back; Arrow tensors need non-negative strides, so a flipped
+// view must be copied first, and arrow-go has no float16 tensor.
 //
 // # Ownership
 //

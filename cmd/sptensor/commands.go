@@ -67,6 +67,9 @@ func cmdInspect(args []string, s *streams) error {
 	if done, err := inspectText(in, fl.bool("json"), s); done || err != nil {
 		return err
 	}
+	if done, err := inspectTable(in, fl.bool("json"), s); done || err != nil {
+		return err
+	}
 	return withInputMessage(in, sel, func(m *ipc.Message) error {
 		sum := describe.Summarize(m)
 		if fl.bool("json") {
@@ -159,22 +162,38 @@ func cmdDump(args []string, s *streams) error {
 		}()
 	}
 	out := bufio.NewWriterSize(s.stdout, 1<<16)
-	err = withMessage(path, sel, s, func(_ *input, m *ipc.Message) error {
-		c, err := describe.Describe(m, maxDumpElements)
+	err = func() error {
+		in, err := openInput(path, s.stdin)
 		if err != nil {
 			return err
 		}
-		// From here on only writing can fail.
-		if asJSON {
-			err = c.WriteJSON(out)
-		} else {
-			err = c.WriteText(out)
+		defer in.Close()
+		if done, err := dumpTable(in, asJSON, &streams{stdin: s.stdin, stdout: out, stderr: s.stderr}); done {
+			if err != nil {
+				return err
+			}
+			if err := out.Flush(); err != nil {
+				return writeError{err}
+			}
+			return nil
 		}
-		if err != nil {
-			return writeError{err}
-		}
-		return nil
-	})
+		return withInputMessage(in, sel, func(m *ipc.Message) error {
+			c, err := describe.Describe(m, maxDumpElements)
+			if err != nil {
+				return err
+			}
+			// From here on only writing can fail.
+			if asJSON {
+				err = c.WriteJSON(out)
+			} else {
+				err = c.WriteText(out)
+			}
+			if err != nil {
+				return writeError{err}
+			}
+			return nil
+		})
+	}()
 	var we writeError
 	switch {
 	case err == nil || errors.As(err, &we) || !asJSON:

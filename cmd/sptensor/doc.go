@@ -1,15 +1,28 @@
 // Command sptensor is the command-line face of the library: it inspects,
 // dumps, validates and converts files of Arrow IPC Tensor and SparseTensor
-// messages, as Arrow C++'s WriteTensor and WriteSparseTensor write them.
-// Scripts and tests in other languages depend on the contracts below.
+// messages, as Arrow C++'s WriteTensor and WriteSparseTensor write them,
+// converts Matrix Market and FROSTT files, and packs messages into tables
+// of tensor columns and back. Scripts and tests in other languages depend
+// on the contracts below.
 //
 //	sptensor inspect [--json] [--all | --message N] FILE
 //	sptensor dump [--json] [--message N] FILE
 //	sptensor validate [--all | --message N] FILE
 //	sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type T]
 //	                 [--indptr-type T] [--axis-order 2,0,1]
-//	                 [--dimensions 2,1,0 --partitioning 1] [--message N] IN OUT
+//	                 [--dimensions 2,1,0 --partitioning 1] [--message N]
+//	                 [--progress | --quiet] IN OUT
+//	sptensor pack [--container ipc-file|ipc-stream|parquet] [--column NAME]
+//	              OUT IN...
+//	sptensor unpack [--column NAME] IN OUTDIR
 //	sptensor help
+//
+// inspect and dump also read table files: an Arrow IPC file, an Arrow IPC
+// stream or a Parquet file, told apart from a message by content (the
+// ARROW1 and PAR1 magic, or a Schema message first), never by file name.
+// Their tensor columns are those of the canonical extension types
+// arrow.fixed_shape_tensor and arrow.variable_shape_tensor (package
+// arrowext), registered or not in the writer's world.
 //
 // Flags follow the command and may come before, between or after the
 // file arguments, as --name value, --name=value or -name value; "--" ends
@@ -108,6 +121,18 @@
 // --json, dump prints a header line and one line per entry (or element):
 // its coordinates and value.
 //
+// For a table file, dump --json prints one JSON object,
+//
+//	{"columns": [{"name": "t", "type": "arrow.fixed_shape_tensor", "rows": [ROW, null, …]}, …]}
+//
+// with one entry per tensor column (other columns are left out; inspect
+// lists them) and one ROW per row, null for a null row. A ROW is a
+// document of the interop schema: "kind": "dense", "format": "TENSOR",
+// value_type, shape and dim_names of the logical tensor (the type's
+// permutation applied), and dense_values in logical row-major order,
+// written as above. Without --json, dump prints each tensor column's rows
+// in NumPy's layout.
+//
 // # validate
 //
 // validate exits with status 0, printing nothing, when the file holds one
@@ -152,6 +177,50 @@
 // elements may describe at most 2^20 more elements than its body holds,
 // also when it is only written back (as a row-major copy): Arrow C++ and
 // this module write contiguous tensors, which repeat none.
+//
+// # Text formats
+//
+// convert also reads Matrix Market (.mtx) and FROSTT (.tns) files,
+// gzipped or not, recognised by their content (a gzip file by the name of
+// IN or by its first decompressed bytes), with packages mtx and tns: a
+// coordinate file gives a COO tensor, a Matrix Market array file a dense
+// one. It writes them when OUT ends in .mtx, .tns, .mtx.gz or .tns.gz
+// (compressed formats go through COO; a FROSTT file does not keep the
+// shape). While it reads one, a progress bar on standard error shows the
+// bytes and entries read, the rate and the time left when standard error
+// is a terminal; --progress draws it anyway and --quiet never. inspect
+// prints a Matrix Market file's header (layout, field, symmetry, shape,
+// entries) without reading its body, and says that a FROSTT file has none;
+// with --json as one JSON object. Errors in the body name their line.
+//
+// # pack
+//
+// pack reads each IN, a dense Tensor message, and writes OUT: a table of one
+// column (named "tensor", or --column) with one row per IN, in the order
+// given, as an Arrow IPC file (the default), an Arrow IPC stream or a
+// Parquet file (--container). Tensors of one shape and value type make an
+// arrow.fixed_shape_tensor column, others an arrow.variable_shape_tensor
+// column, which needs one value type and one number of dimensions. The
+// rows are row-major, without a permutation; the dim names are the
+// tensors' when they all have the same names, and none otherwise. OUT is
+// written through a temporary file renamed into place; "-" writes to
+// standard output.
+//
+// # unpack
+//
+// unpack reads IN, a table file, and writes each non-null row of its tensor
+// column (the only one, or --column) to OUTDIR/ROW.arrow as a Tensor
+// message, ROW counting rows from 0 (a null row leaves its number unused).
+// OUTDIR is created if need be. The message holds the logical tensor, with
+// the column's logical dim names: unpacking what pack wrote gives back the
+// tensors, in row-major or column-major layout.
+//
+// inspect prints, for a table file, the container, the number of rows and
+// each column's name, type (the extension name and metadata for extension
+// columns) and null count; with --json, the object
+// {"container", "num_rows", "columns": [{"name", "type", …}]}, where tensor
+// columns add "metadata", "value_type", the logical "shape" (fixed shape) or
+// "ndim" (variable shape) and "dim_names".
 //
 // # Exit status
 //

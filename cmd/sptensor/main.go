@@ -27,6 +27,9 @@ const usage = `usage:
                    [--indptr-type TYPE] [--axis-order 2,0,1]
                    [--dimensions 2,1,0 --partitioning 1] [--message N]
                    [--progress | --quiet] IN OUT
+  sptensor pack [--container ipc-file|ipc-stream|parquet] [--column NAME]
+                OUT IN...
+  sptensor unpack [--column NAME] IN OUTDIR
   sptensor help
 
 FILE, IN and OUT are files of Arrow IPC Tensor or SparseTensor messages;
@@ -34,6 +37,8 @@ FILE, IN and OUT are files of Arrow IPC Tensor or SparseTensor messages;
 and FROSTT (.tns) files, gzipped or not, recognised by their content, and
 writes them when OUT ends in .mtx, .tns, .mtx.gz or .tns.gz. A file of
 several messages needs --message N (from 0); inspect --all lists them.
+inspect and dump also read tables of tensor columns (Arrow IPC files and
+streams, Parquet), as pack writes them and unpack reads them.
 Exit status: 0 success, 1 bad input or failure, 2 usage error. See
 "go doc ./cmd/sptensor".
 `
@@ -47,6 +52,8 @@ var commands = map[string]func(args []string, s *streams) error{
 	"dump":     cmdDump,
 	"validate": cmdValidate,
 	"convert":  cmdConvert,
+	"pack":     cmdPack,
+	"unpack":   cmdUnpack,
 }
 
 // streams are a command's standard input and output streams.
