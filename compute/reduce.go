@@ -381,15 +381,16 @@ func (p *plan) linearKeyer(c *coo.Tensor) keyer {
 			m *= uint64(p.outShape[j])
 		}
 	}
-	n := c.NNZ()
-	kr := keyer{keys: make([]uint64, n), bits: uint(bits.Len64(uint64(max(p.outElems-1, 0))))}
-	w := workersFor(p.o.Workers, n)
+	n := int(c.NNZ())
+	out := make([]uint64, n)
+	kr := keyer{keys: out, bits: uint(bits.Len64(uint64(max(p.outElems-1, 0))))}
+	w := workersFor(p.o.Workers, int64(n))
 	unsorted := make([]bool, w)
 	par.Do(w, func(i int) {
-		lo, hi := n*int64(i)/int64(w), n*int64(i+1)/int64(w)
-		cooKeys(c, mul, lo, hi, kr.keys)
+		lo, hi := n*i/w, n*(i+1)/w
+		cooKeys(c, mul, int64(lo), int64(hi), out)
 		for j := lo + 1; j < hi; j++ {
-			if kr.keys[j] < kr.keys[j-1] {
+			if out[j] < out[j-1] {
 				unsorted[i] = true
 				break
 			}
@@ -397,15 +398,19 @@ func (p *plan) linearKeyer(c *coo.Tensor) keyer {
 	})
 	kr.sorted = !slices.Contains(unsorted, true)
 	for i := 1; i < w && kr.sorted; i++ {
-		j := n * int64(i) / int64(w)
-		kr.sorted = j == 0 || j >= n || kr.keys[j] >= kr.keys[j-1]
+		j := n * i / w
+		kr.sorted = j == 0 || j >= n || out[j] >= out[j-1]
 	}
 	shape := p.outShape
+	divs := make([]divider, len(shape))
+	for j, d := range shape {
+		divs[j] = newDivider(uint64(max(d, 1)))
+	}
 	kr.coords = func(k uint64, dst []int64) {
 		for j := len(shape) - 1; j >= 0; j-- {
-			d := uint64(shape[j])
-			dst[j] = int64(k % d)
-			k /= d
+			q, r := divs[j].divMod(k)
+			dst[j] = int64(r)
+			k = q
 		}
 	}
 	return kr

@@ -1,9 +1,7 @@
 package compute
 
 import (
-	"math/bits"
-	"slices"
-
+	
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -116,15 +114,14 @@ func denseReduce[A arrowsparse.Number](mem memory.Allocator, p *plan, kr keyer, 
 	} else {
 		out = make([]A, p.outElems)
 	}
-	keys := kr.keys
 	var cnt []int64
 	switch p.kind {
 	case rSum, rMean:
-		for i, k := range keys {
+		for i, k := range kr.keys {
 			out[k] += vals[i]
 		}
 	case rCount:
-		for _, k := range keys {
+		for _, k := range kr.keys {
 			out[k]++
 		}
 	case rProd:
@@ -132,13 +129,13 @@ func denseReduce[A arrowsparse.Number](mem memory.Allocator, p *plan, kr keyer, 
 		for i := range out {
 			out[i] = 1
 		}
-		for i, k := range keys {
+		for i, k := range kr.keys {
 			out[k] *= vals[i]
 			cnt[k]++
 		}
 	case rMin, rMax:
 		cnt = make([]int64, p.outElems)
-		for i, k := range keys {
+		for i, k := range kr.keys {
 			x := vals[i]
 			switch {
 			case cnt[k] == 0:
@@ -166,116 +163,96 @@ func denseReduce[A arrowsparse.Number](mem memory.Allocator, p *plan, kr keyer, 
 	return p.finish(mem, v)
 }
 
-// order is the entries in the order of their keys: the storage order
-// (when the keys never decrease), words from sortWords (key above ib
-// bits, entry number below), or a permutation.
-type order struct {
-	words []uint64
-	ib    uint
-	mask  uint64
-	keys  []uint64
-	perm  []int64
-	n     int
-}
-
-// at returns the key and the entry number of position j.
-func (s *order) at(j int) (uint64, int) {
-	switch {
-	case s.words != nil:
-		w := s.words[j]
-		return w >> s.ib, int(w & s.mask)
-	case s.perm != nil:
-		e := s.perm[j]
-		return s.keys[e], int(e)
-	}
-	return s.keys[j], j
-}
-
-// sortedOrder returns the entries in key order.
-func sortedOrder(kr keyer, workers int) order {
-	n := len(kr.keys)
-	s := order{keys: kr.keys, n: n}
-	if kr.sorted {
-		return s
-	}
-	ib := uint(bits.Len64(uint64(max(n-1, 0))))
-	if ib+kr.bits <= 64 {
-		words := make([]uint64, n)
-		w := workersFor(workers, int64(n))
-		par.Do(w, func(c int) {
-			for i := n * c / w; i < n*(c+1)/w; i++ {
-				words[i] = kr.keys[i]<<ib | uint64(i)
-			}
-		})
-		s.words = sortWords(words, make([]uint64, n), ib, ib+kr.bits, w)
-		s.ib, s.mask = ib, uint64(1)<<ib-1
-		return s
-	}
-	s.perm = make([]int64, n)
-	for i := range s.perm {
-		s.perm[i] = int64(i)
-	}
-	slices.SortStableFunc(s.perm, func(a, b int64) int {
-		ka, kb := kr.keys[a], kr.keys[b]
-		if ka < kb {
-			return -1
-		}
-		if ka > kb {
-			return 1
-		}
-		return 0
-	})
-	return s
-}
-
 // sparseReduce groups the entries by key and reduces each group, then
-// builds the sparse result from the groups whose value is not zero.
+// builds the sparse result from the groups whose value is not zero: a
+// first pass counts the groups of each worker's range of the order, a
+// second writes the results straight into the result's buffers.
 func sparseReduce[A arrowsparse.Number](mem memory.Allocator, p *plan, kr keyer, vals []A) (arrowsparse.Tensor, error) {
-	s := sortedOrder(kr, p.o.Workers)
-	n := s.n
+	// Sort the keys, carrying the values along: the runs are then read
+	// in sequence, where gathering the values of sorted entry numbers
+	// would miss the cache on nearly every one.
+	n := len(kr.keys)
 	w := workersFor(p.o.Workers, int64(n))
+	keys, svals := kr.keys, vals
+	if !kr.sorted {
+		keys, svals = sortKeys(kr.keys, vals, kr.bits, w)
+	}
 	// Cut the order into w ranges at key changes.
 	cut := make([]int, w+1)
 	cut[w] = n
 	for c := 1; c < w; c++ {
 		j := max(n*c/w, cut[c-1])
-		for j > cut[c-1] && j < n {
-			k0, _ := s.at(j - 1)
-			k1, _ := s.at(j)
-			if k0 != k1 {
-				break
-			}
+		for j > cut[c-1] && j < n && keys[j-1] == keys[j] {
 			j++
 		}
 		cut[c] = j
 	}
-	keys := make([][]uint64, w)
-	outs := make([][]A, w)
+	runs := make([]int, w+1)
 	par.Do(w, func(c int) {
-		keys[c], outs[c] = reduceRuns(p, &s, vals, cut[c], cut[c+1])
-	})
-	total := 0
-	for c := range w {
-		total += len(keys[c])
-	}
-	od := len(p.outShape)
-	coords := make([]int64, total*od)
-	res := make([]A, 0, total)
-	at := 0
-	for c := range w {
-		for _, k := range keys[c] {
-			kr.coords(k, coords[at*od:(at+1)*od])
-			at++
+		u := 0
+		if lo, hi := cut[c], cut[c+1]; lo < hi {
+			u = 1
+			ks := keys[lo:hi]
+			for j := 1; j < len(ks); j++ {
+				if ks[j] != ks[j-1] {
+					u++
+				}
+			}
 		}
-		res = append(res, outs[c]...)
+		runs[c+1] = u
+	})
+	for c := range w {
+		runs[c+1] += runs[c]
 	}
-	vb := make([]byte, total*arrowsparse.ByteWidth(p.ot))
-	storeValues(p.ot, res, vb)
+	total := int64(runs[w])
+	od := int64(len(p.outShape))
 	it, err := chooseIndex(p.o.IndexType, p.indexType(), max(maxDim(p.outShape)-1, 0), "the coordinates of the result")
 	if err != nil {
 		return nil, err
 	}
-	r, err := buildCOO(mem, p.outShape, p.outNames, coords, p.ot, vb, int64(total), it, true)
+	cb, err := checkedBuffer(mem, it, total*od, "the coordinates of the result")
+	if err != nil {
+		return nil, err
+	}
+	defer cb.Release()
+	vb, err := checkedBuffer(mem, p.ot, total, "the values of the result")
+	if err != nil {
+		return nil, err
+	}
+	defer vb.Release()
+	written := make([]int64, w)
+	par.Do(w, func(c int) {
+		written[c] = reduceRuns(p, keys, kr.coords, svals, cut[c], cut[c+1], int64(runs[c]), it, cb.Bytes(), vb.Bytes())
+	})
+	kept := int64(0)
+	for _, x := range written {
+		kept += x
+	}
+	if kept != total {
+		// Zero results were left out: move each range down to its place
+		// in exact buffers.
+		cb2, err := checkedBuffer(mem, it, kept*od, "the coordinates of the result")
+		if err != nil {
+			return nil, err
+		}
+		defer cb2.Release()
+		vb2, err := checkedBuffer(mem, p.ot, kept, "the values of the result")
+		if err != nil {
+			return nil, err
+		}
+		defer vb2.Release()
+		iw, vw := int64(arrowsparse.ByteWidth(it))*od, int64(arrowsparse.ByteWidth(p.ot))
+		at := int64(0)
+		for c := range w {
+			r0 := int64(runs[c])
+			copy(cb2.Bytes()[at*iw:], cb.Bytes()[r0*iw:(r0+written[c])*iw])
+			copy(vb2.Bytes()[at*vw:], vb.Bytes()[r0*vw:(r0+written[c])*vw])
+			at += written[c]
+		}
+		cb, vb = cb2, vb2
+	}
+	r, err := coo.New(p.ot, it, p.outShape, cb, coo.RowMajor, vb, kept,
+		coo.WithDimNames(p.outNames...), coo.WithTrusted(), coo.WithCanonicalClaim(true))
 	if err != nil || p.format == COO {
 		return r, err
 	}
@@ -283,37 +260,61 @@ func sparseReduce[A arrowsparse.Number](mem memory.Allocator, p *plan, kr keyer,
 	return p.sparse(mem, r)
 }
 
+// reduceRun reduces the values of one run, in order.
+func reduceRun[A arrowsparse.Number](k reduction, vs []A) A {
+	acc := vs[0]
+	switch k {
+	case rSum, rMean:
+		for _, x := range vs[1:] {
+			acc += x
+		}
+	case rProd:
+		for _, x := range vs[1:] {
+			acc *= x
+		}
+	case rMin:
+		for _, x := range vs[1:] {
+			acc = min(acc, x)
+		}
+	case rMax:
+		for _, x := range vs[1:] {
+			acc = max(acc, x)
+		}
+	}
+	return acc
+}
+
 // reduceRuns reduces the runs of equal keys in positions [lo, hi) of the
-// order, returning the key and value of each result kept.
-func reduceRuns[A arrowsparse.Number](p *plan, s *order, vals []A, lo, hi int) ([]uint64, []A) {
-	var keys []uint64
-	var out []A
+// order and writes the results that are kept (not zero, unless KeepZeros)
+// to the coordinates cb (of type it, row-major) and values vb (of the
+// result type) from result position at. It returns how many it wrote.
+func reduceRuns[A arrowsparse.Number](p *plan, keys []uint64, coords func(uint64, []int64), vals []A, lo, hi int, at int64, it arrow.DataType, cb, vb []byte) int64 {
+	const stage = 512
+	od := len(p.outShape)
+	cs := make([]int64, 0, stage*od)
+	vs := make([]A, 0, stage)
+	pos := at
+	flush := func() {
+		writeInts(cb, it, pos*int64(od), cs)
+		if p.halfOut {
+			singleToHalf(core.MustSliceBytes[float16.Num](vb)[pos:], any(vs).([]float32))
+		} else {
+			copy(core.MustSliceBytes[A](vb)[pos:], vs)
+		}
+		pos += int64(len(vs))
+		cs, vs = cs[:0], vs[:0]
+	}
 	keep := p.o.KeepZeros
 	for j := lo; j < hi; {
-		k, e := s.at(j)
+		k, start := keys[j], j
+		j++
+		for j < hi && keys[j] == k {
+			j++
+		}
+		cnt := int64(j - start)
 		var acc A
 		if p.kind != rCount {
-			acc = vals[e]
-		}
-		j++
-		cnt := int64(1)
-		for j < hi {
-			k1, e1 := s.at(j)
-			if k1 != k {
-				break
-			}
-			switch p.kind {
-			case rSum, rMean:
-				acc += vals[e1]
-			case rProd:
-				acc *= vals[e1]
-			case rMin:
-				acc = min(acc, vals[e1])
-			case rMax:
-				acc = max(acc, vals[e1])
-			}
-			cnt++
-			j++
+			acc = reduceRun(p.kind, vals[start:j])
 		}
 		if p.kind == rCount {
 			acc = A(cnt)
@@ -321,9 +322,14 @@ func reduceRuns[A arrowsparse.Number](p *plan, s *order, vals []A, lo, hi int) (
 			acc = finalValue(p, acc, cnt)
 		}
 		if keep || !(acc == 0 || p.halfOut && arrowsparse.Float32ToHalf(float32(acc)).Uint16()&0x7fff == 0) {
-			keys = append(keys, k)
-			out = append(out, acc)
+			cs = cs[:len(cs)+od]
+			coords(k, cs[len(cs)-od:])
+			vs = append(vs, acc)
+			if len(vs) == stage {
+				flush()
+			}
 		}
 	}
-	return keys, out
+	flush()
+	return pos - at
 }
