@@ -148,17 +148,34 @@ func mulTyped[T arrowsparse.Number](mem memory.Allocator, a, b *Matrix, workers 
 	return gustavson(mem, a, b, a64, b64, workers, T(0))
 }
 
-// spa is a worker's accumulator for one row of C at a time: dense (a
-// marker and a value per column of B) or, for very wide B, a hash table
-// sized for the row.
+// mergeLists is the largest number of entries of a row of A for which
+// the numeric pass merges the sorted rows of B it scales (a heap of that
+// many cursors) instead of accumulating them in a dense or hashed
+// accumulator and sorting the columns. The merge reads B's rows in
+// sequence and produces the columns in order; the accumulators touch a
+// random place of an array of B's columns per multiplication.
+const mergeLists = 16
+
+// spa is a worker's accumulator for one row of C at a time: dense (a bit
+// and a value per column of B) or, for very wide B, a hash table sized
+// for the row; and the heap of the merge.
 type spa[IB int32 | int64, T arrowsparse.Number] struct {
 	dense bool
-	mark  []int64 // dense: the tag of the row that last touched each column
-	acc   []T     // dense: the column's sum in that row
-	keys  []int64 // hash: the column of each slot, -1 if free
-	vals  []T     // hash: the slot's sum
-	used  []int   // hash: the slots in use
-	cols  []IB    // the columns of the current row, in first-touch order
+	bits  []uint64 // dense: a bit per column, set while the row holds it
+	acc   []T      // dense: the column's sum in the current row
+	keys  []int64  // hash: the column of each slot, -1 if free
+	vals  []T      // hash: the slot's sum
+	used  []int    // hash: the slots in use
+	cols  []IB     // the columns of the current row, in first-touch order
+	heap  []cursor // merge: one cursor per row of B, by (column, list)
+}
+
+// cursor is a position in a row of B during a merge.
+type cursor struct {
+	col  int64 // the column at q
+	list int   // the row's position in A's row: the order of the sum
+	q    int64 // the position in B
+	end  int64 // the end of B's row
 }
 
 func gustavson[IA, IB int32 | int64, T arrowsparse.Number](mem memory.Allocator, a, b *Matrix, ai []IA, bi []IB, workers int, _ T) (*Matrix, error) {
@@ -188,32 +205,31 @@ func gustavson[IA, IB int32 | int64, T arrowsparse.Number](mem memory.Allocator,
 	for c := range spas {
 		s := &spa[IB, T]{dense: dense}
 		if dense {
-			s.mark = make([]int64, cols)
+			s.bits = make([]uint64, (cols+63)/64)
 			s.acc = make([]T, cols)
 		}
 		spas[c] = s
 	}
 
-	// Symbolic pass: the number of distinct columns of each row.
-	cnt := make([]int64, rows+1)
-	par.Do(w, func(c int) {
-		s := spas[c]
-		for i := r[c]; i < r[c+1]; i++ {
-			s.begin(flops[i+1] - flops[i])
-			for p := pa[i]; p < pa[i+1]; p++ {
-				k := ai[p]
-				for q := pb[k]; q < pb[k+1]; q++ {
-					s.touch(2*i+1, bi[q])
-				}
+	// Room for each row, as a prefix sum: its number of multiplications
+	// when they number at most 4·(NNZ(A)+NNZ(B)), an upper bound that
+	// costs no pass; otherwise the exact number of columns, which a
+	// symbolic pass counts, so that nothing is allocated in proportion to
+	// the multiplications.
+	room := flops
+	if flops[rows] > 4*(a.nnz+b.nnz) {
+		room = make([]int64, rows+1)
+		par.Do(w, func(c int) {
+			s := spas[c]
+			for i := r[c]; i < r[c+1]; i++ {
+				room[i+1] = countRow(s, ai[pa[i]:pa[i+1]], pb, bi, flops[i+1]-flops[i])
 			}
-			cnt[i+1] = int64(len(s.cols))
-			s.end()
+		})
+		for i := range rows {
+			room[i+1] += room[i]
 		}
-	})
-	for i := range rows {
-		cnt[i+1] += cnt[i]
 	}
-	n := cnt[rows]
+	n := room[rows]
 	it := widen(b.indicesType, cols-1)
 	wt := arrowsparse.DataTypeOf[IB]()
 	iw, vw := int64(arrowsparse.ByteWidth(wt)), int64(arrowsparse.ByteWidth(a.valueType))
@@ -229,38 +245,53 @@ func gustavson[IA, IB int32 | int64, T arrowsparse.Number](mem memory.Allocator,
 	oi := core.MustSlice[IB](idxBuf, n)
 	ov := core.MustSlice[T](valBuf, n)
 
-	// Numeric pass: each row's sums, in column order, zeros left out;
+	// Numeric pass: each worker writes its rows' non-zero sums, in column
+	// order, one after the other from the start of its range's room;
 	// kept[i+1] is how many row i keeps.
 	kept := make([]int64, rows+1)
+	written := make([]int64, w)
+	merge := b.sorted
 	par.Do(w, func(c int) {
 		s := spas[c]
+		start := room[r[c]]
+		pos := start
 		for i := r[c]; i < r[c+1]; i++ {
-			s.begin(flops[i+1] - flops[i])
-			for p := pa[i]; p < pa[i+1]; p++ {
-				k, x := ai[p], va[p]
-				for q := pb[k]; q < pb[k+1]; q++ {
-					s.add(2*i+2, bi[q], x*vb[q])
-				}
+			row := ai[pa[i]:pa[i+1]]
+			x := va[pa[i]:pa[i+1]]
+			end := pos + room[i+1] - room[i]
+			var k int64
+			if merge && len(row) <= mergeLists {
+				k = mergeRow(s, row, x, pb, bi, vb, oi[pos:end], ov[pos:end])
+			} else {
+				k = accumulateRow(s, row, x, pb, bi, vb, flops[i+1]-flops[i], oi[pos:end], ov[pos:end])
 			}
-			kept[i+1] = s.emit(oi[cnt[i]:cnt[i+1]], ov[cnt[i]:cnt[i+1]])
-			s.end()
+			kept[i+1] = k
+			pos += k
 		}
+		written[c] = pos - start
 	})
 	for i := range rows {
 		kept[i+1] += kept[i]
 	}
-	if kept[rows] != n {
-		// Sums that cancelled were left out: close the gaps.
-		m := kept[rows]
-		ib, vb2 := core.NewBuffer(mem, m*iw), core.NewBuffer(mem, m*vw)
+	if m := kept[rows]; m != n {
+		// Close the gaps between the workers' ranges, then keep exact
+		// buffers: new ones when more than an eighth would be unused,
+		// else slices of these.
+		for c := 1; c < w; c++ {
+			from, to := room[r[c]], kept[r[c]]
+			copy(oi[to:to+written[c]], oi[from:from+written[c]])
+			copy(ov[to:to+written[c]], ov[from:from+written[c]])
+		}
+		var ib, vb2 *memory.Buffer
+		if m < n-n/8 {
+			ib, vb2 = core.NewBuffer(mem, m*iw), core.NewBuffer(mem, m*vw)
+			copy(ib.Bytes(), idxBuf.Bytes()[:m*iw])
+			copy(vb2.Bytes(), valBuf.Bytes()[:m*vw])
+		} else {
+			ib, vb2 = memory.SliceBuffer(idxBuf, 0, int(m*iw)), memory.SliceBuffer(valBuf, 0, int(m*vw))
+		}
 		defer ib.Release()
 		defer vb2.Release()
-		ni, nv := core.MustSlice[IB](ib, m), core.MustSlice[T](vb2, m)
-		for i := range rows {
-			l := kept[i+1] - kept[i]
-			copy(ni[kept[i]:kept[i+1]], oi[cnt[i]:cnt[i]+l])
-			copy(nv[kept[i]:kept[i+1]], ov[cnt[i]:cnt[i]+l])
-		}
 		idxBuf, valBuf, n = ib, vb2, m
 	}
 	pt := widen(a.indptrType, n)
@@ -297,7 +328,8 @@ func writePointers(b []byte, dt arrow.DataType, p []int64) {
 	}
 }
 
-// begin prepares the accumulator for a row of at most f multiplications.
+// begin prepares the accumulator for a row of at most f
+// multiplications.
 func (s *spa[IB, T]) begin(f int64) {
 	s.cols = s.cols[:0]
 	if s.dense {
@@ -307,7 +339,7 @@ func (s *spa[IB, T]) begin(f int64) {
 	for int64(size) < 2*f {
 		size <<= 1
 	}
-	if len(s.keys) < size {
+	if cap(s.keys) < size {
 		s.keys = make([]int64, size)
 		s.vals = make([]T, size)
 		for i := range s.keys {
@@ -317,16 +349,18 @@ func (s *spa[IB, T]) begin(f int64) {
 	s.keys, s.vals = s.keys[:size], s.vals[:size]
 }
 
-// end clears what the row left in a hash accumulator.
+// end clears what the row left in the accumulator.
 func (s *spa[IB, T]) end() {
 	if s.dense {
+		for _, j := range s.cols {
+			s.bits[j>>6] = 0
+		}
 		return
 	}
 	for _, h := range s.used {
 		s.keys[h] = -1
 	}
 	s.used = s.used[:0]
-	s.keys, s.vals = s.keys[:cap(s.keys)], s.vals[:cap(s.vals)]
 }
 
 // slot returns the hash slot of column j, and whether it was free.
@@ -346,60 +380,174 @@ func (s *spa[IB, T]) slot(j IB) (int, bool) {
 	}
 }
 
-// touch records column j in the row of the given tag (symbolic pass).
-// Tags differ between rows and between the two passes over a row, so
-// that the dense markers never need clearing.
-func (s *spa[IB, T]) touch(tag int64, j IB) {
+// countRow returns the number of distinct columns of a row of C, whose
+// entries of A are in the columns row and which takes f multiplications
+// (the symbolic pass).
+func countRow[IA, IB int32 | int64, T arrowsparse.Number](s *spa[IB, T], row []IA, pb []int64, bi []IB, f int64) int64 {
+	s.begin(f)
 	if s.dense {
-		if s.mark[j] != tag {
-			s.mark[j] = tag
-			s.cols = append(s.cols, j)
+		bits := s.bits
+		for _, k := range row {
+			for _, j := range bi[pb[k]:pb[k+1]] {
+				w, m := j>>6, uint64(1)<<(j&63)
+				if bits[w]&m == 0 {
+					bits[w] |= m
+					s.cols = append(s.cols, j)
+				}
+			}
 		}
-		return
+	} else {
+		for _, k := range row {
+			for _, j := range bi[pb[k]:pb[k+1]] {
+				if _, fresh := s.slot(j); fresh {
+					s.cols = append(s.cols, j)
+				}
+			}
+		}
 	}
-	if _, fresh := s.slot(j); fresh {
-		s.cols = append(s.cols, j)
-	}
+	n := int64(len(s.cols))
+	s.end()
+	return n
 }
 
-// add adds x to column j in the row of the given tag (numeric pass).
-func (s *spa[IB, T]) add(tag int64, j IB, x T) {
+// accumulateRow computes a row of C, whose entries of A are the columns
+// row with the values x and which takes f multiplications, in the
+// accumulator, then writes its non-zero sums in column order to oi and
+// ov and returns how many it wrote.
+func accumulateRow[IA, IB int32 | int64, T arrowsparse.Number](s *spa[IB, T], row []IA, x []T, pb []int64, bi []IB, vb []T, f int64, oi []IB, ov []T) int64 {
+	s.begin(f)
+	x = x[:len(row)]
 	if s.dense {
-		if s.mark[j] != tag {
-			s.mark[j] = tag
-			s.acc[j] = x
-			s.cols = append(s.cols, j)
-			return
+		bits, acc := s.bits, s.acc
+		for p, k := range row {
+			xp := x[p]
+			cs, vs := bi[pb[k]:pb[k+1]], vb[pb[k]:pb[k+1]]
+			vs = vs[:len(cs)]
+			for q, j := range cs {
+				w, m := j>>6, uint64(1)<<(j&63)
+				if bits[w]&m == 0 {
+					bits[w] |= m
+					acc[j] = xp * vs[q]
+					s.cols = append(s.cols, j)
+				} else {
+					acc[j] += xp * vs[q]
+				}
+			}
 		}
-		s.acc[j] += x
-		return
+	} else {
+		for p, k := range row {
+			xp := x[p]
+			cs, vs := bi[pb[k]:pb[k+1]], vb[pb[k]:pb[k+1]]
+			vs = vs[:len(cs)]
+			for q, j := range cs {
+				if h, fresh := s.slot(j); fresh {
+					s.vals[h] = xp * vs[q]
+					s.cols = append(s.cols, j)
+				} else {
+					s.vals[h] += xp * vs[q]
+				}
+			}
+		}
 	}
-	h, fresh := s.slot(j)
-	if fresh {
-		s.vals[h] = x
-		s.cols = append(s.cols, j)
-		return
-	}
-	s.vals[h] += x
-}
-
-// emit writes the row's non-zero sums in column order and returns how
-// many it wrote.
-func (s *spa[IB, T]) emit(oi []IB, ov []T) int64 {
 	slices.Sort(s.cols)
 	n := 0
 	for _, j := range s.cols {
-		var x T
+		var v T
 		if s.dense {
-			x = s.acc[j]
+			v = s.acc[j]
 		} else {
 			h, _ := s.slot(j)
-			x = s.vals[h]
+			v = s.vals[h]
 		}
-		if x != 0 {
-			oi[n], ov[n] = j, x
+		if v != 0 {
+			oi[n], ov[n] = j, v
 			n++
 		}
 	}
+	s.end()
 	return int64(n)
+}
+
+// mergeRow computes a row of C as accumulateRow does, by merging the
+// sorted rows of B that the entries of A scale, and returns how many sums
+// it wrote. B's rows must be sorted (duplicates adjacent). The sum of a
+// column adds its products in the order of A's entries, as the
+// accumulators do, so both give the same bits.
+func mergeRow[IA, IB int32 | int64, T arrowsparse.Number](s *spa[IB, T], row []IA, x []T, pb []int64, bi []IB, vb []T, oi []IB, ov []T) int64 {
+	h := s.heap[:0]
+	for p, k := range row {
+		if pb[k] < pb[k+1] {
+			h = append(h, cursor{col: int64(bi[pb[k]]), list: p, q: pb[k], end: pb[k+1]})
+		}
+	}
+	x = x[:len(row)]
+	n := 0
+	if len(h) == 1 {
+		// One row of B, scaled; its duplicates are adjacent.
+		c := h[0]
+		xp := x[c.list]
+		for q := c.q; q < c.end; {
+			j, v := bi[q], xp*vb[q]
+			for q++; q < c.end && bi[q] == j; q++ {
+				v += xp * vb[q]
+			}
+			if v != 0 {
+				oi[n], ov[n] = j, v
+				n++
+			}
+		}
+		s.heap = h
+		return int64(n)
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	for len(h) > 0 {
+		j := h[0].col
+		var v T
+		for len(h) > 0 && h[0].col == j {
+			c := &h[0]
+			v += x[c.list] * vb[c.q]
+			c.q++
+			if c.q < c.end {
+				c.col = int64(bi[c.q])
+			} else {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			if len(h) > 0 {
+				siftDown(h, 0)
+			}
+		}
+		if v != 0 {
+			oi[n], ov[n] = IB(j), v
+			n++
+		}
+	}
+	s.heap = h
+	return int64(n)
+}
+
+// less orders cursors by column, then by their entry's place in A's row.
+func (c *cursor) less(d *cursor) bool {
+	return c.col < d.col || (c.col == d.col && c.list < d.list)
+}
+
+// siftDown restores the heap order below position i.
+func siftDown(h []cursor, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].less(&h[l]) {
+			m = r
+		}
+		if !h[m].less(&h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

@@ -198,3 +198,67 @@ func TestMulMatrixErrors(t *testing.T) {
 	assert.Equal(t, []int64{2, 2}, c.Shape())
 	assert.Equal(t, int64(1), c.NNZ())
 }
+
+// TestMulMatrixParallel multiplies matrices large enough to be split
+// among workers, through both ways of sizing the result (the symbolic
+// pass when the multiplications outnumber the inputs four times, the
+// multiplications otherwise), with products that cancel, and checks that
+// every number of workers gives the same bits as a map-based reference.
+func TestMulMatrixParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct {
+		n, k, m int64
+		nnzA, nnzB int
+	}{
+		{3000, 2000, 2500, 30000, 20000},   // about 10 products per entry of A: symbolic pass
+		{20000, 20000, 20000, 60000, 60000}, // 3 per entry: sized by the products
+	} {
+		mem := testutil.Checked(t)
+		a := randomMatrix(t, mem, r, gcs.Rows, c.n, c.k, c.nnzA, i32, f64, true)
+		b := randomMatrix(t, mem, r, gcs.Rows, c.k, c.m, c.nnzB, i64, f64, r.IntN(2) == 0)
+		type entry struct {
+			col int64
+			v   float64
+		}
+		brows := map[int64][]entry{}
+		for bc, bv := range gcs.All[float64](b) {
+			brows[bc[0]] = append(brows[bc[0]], entry{bc[1], bv})
+		}
+		ref := map[[2]int64]float64{}
+		for ac, av := range gcs.All[float64](a) {
+			for _, e := range brows[ac[1]] {
+				ref[[2]int64{ac[0], e.col}] += av * e.v
+			}
+		}
+		var first []float64
+		for w := 1; w <= 3; w++ {
+			p, err := gcs.MulMatrix(mem, a, b, gcs.KernelOptions{Workers: w})
+			require.NoError(t, err)
+			require.True(t, p.IsCanonical())
+			vals, err := arrowsparse.AppendValues[float64](nil, p)
+			require.NoError(t, err)
+			if first == nil {
+				first = vals
+				got := map[[2]int64]float64{}
+				for pc, pv := range gcs.All[float64](p) {
+					got[[2]int64{pc[0], pc[1]}] = pv
+				}
+				want := map[[2]int64]float64{}
+				for k, v := range ref {
+					if v != 0 {
+						want[k] = v
+					}
+				}
+				require.Equal(t, want, got)
+			} else {
+				require.Equal(t, first, vals, "%d workers", w)
+			}
+			p.Release()
+		}
+		a.Release()
+		b.Release()
+	}
+}
