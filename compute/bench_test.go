@@ -137,7 +137,6 @@ func BenchmarkSumAxis(b *testing.B) {
 	}
 }
 
-
 // cpuTime returns the user and system CPU time the process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

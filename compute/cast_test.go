@@ -84,7 +84,7 @@ func TestAsTypeRules(t *testing.T) {
 		{from: i64, to: f16, in: 70000, fails: true},
 		{from: i64, to: f16, in: 70000, o: compute.CastOptions{AllowFloatTruncate: true}, want: math.Inf(1)},
 		{from: f64, to: f32, in: 1e300, want: math.Inf(1)},
-		{from: f64, to: f16, in: 1 + 1.0/2048, want: 1},                      // a tie, to even
+		{from: f64, to: f16, in: 1 + 1.0/2048, want: 1},                          // a tie, to even
 		{from: f64, to: f16, in: 1 + 1.0/2048 + 1.0/(1<<40), want: 1 + 1.0/1024}, // just above the tie
 		{from: f16, to: i8, in: -3, want: -3},
 		{from: f64, to: f64, in: -0.5, want: -0.5},

@@ -210,10 +210,10 @@ func TestMulMatrixParallel(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(23, 24))
 	for _, c := range []struct {
-		n, k, m int64
+		n, k, m    int64
 		nnzA, nnzB int
 	}{
-		{3000, 2000, 2500, 30000, 20000},   // about 10 products per entry of A: symbolic pass
+		{3000, 2000, 2500, 30000, 20000},    // about 10 products per entry of A: symbolic pass
 		{20000, 20000, 20000, 60000, 60000}, // 3 per entry: sized by the products
 	} {
 		mem := testutil.Checked(t)
