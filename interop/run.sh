@@ -16,6 +16,13 @@
 #                      messages and to_numpy() matches; messages written by
 #                      pyarrow.ipc.write_tensor read back in Go (and in the
 #                      peer) as described
+#   5. compute         gocompute reduces random tensors of ranks 0-4 (every
+#                      value type and format, every set of axes) and
+#                      multiplies random matrices (every pair of compressed
+#                      axes), plus small versions of the bench workloads
+#                      when the bench generator is at $ANCHORS; NumPy
+#                      recomputes the reductions and scipy's A @ B the
+#                      products (interop/compute_check.py)
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -25,6 +32,7 @@ ROOT=$(pwd)
 interop/setup.sh
 go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
+go build -o build/gocompute ./interop/gocompute
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -93,6 +101,21 @@ counted "4. pyarrow read_tensor of Go-written Tensor messages" "$PY" interop/pya
 "$PY" interop/pyarrow_dense.py write "$SEED" "$WORK/py" | tee "$WORK/pywrite.log" | tail -n 1
 counted "   sptensor dump of pyarrow write_tensor messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/py"
 counted "   peer read-json of the same (checks their sidecars)" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/py"
+
+echo "== 5. compute against NumPy and scipy"
+ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
+workloads=()
+if [ -d "$ANCHORS/gen" ]; then
+  # The shared harness is read-only: run a copy of its generator.
+  cp -r "$ANCHORS" "$WORK/anchors" && chmod -R u+w "$WORK/anchors"
+  (cd "$WORK/anchors" && go run ./gen -out "$WORK/workloads" -only a,b -a-n 20000 -a-nnz 100000 -b-n 60 -b-nnz 30000 >/dev/null)
+  workloads=("$WORK/workloads")
+else
+  echo "interop: no bench generator at $ANCHORS (set ANCHORS): check 5 leaves out the bench workloads"
+fi
+"$ROOT/build/gocompute" write "$SEED" "$WORK/compute" "${workloads[@]}" | tail -n 1
+counted "5. compute: reductions against NumPy" "$PY" interop/compute_check.py reduce "$WORK/compute"
+counted "   compute: SpGEMM against scipy A @ B" "$PY" interop/compute_check.py spgemm "$WORK/compute"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
