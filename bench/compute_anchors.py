@@ -14,16 +14,17 @@ Operands (as compute/bench_test.go builds them):
   g            the SpGEMM workload (a_powerlaw2d generated with -scale S)
                as canonical CSR, int32 indices
 
-Every sample is the median-free raw time of one call (time.perf_counter)
-after one untimed warm-up; the caller interleaves runs of this script with
-the Go benchmarks and takes medians over all of them. Prints JSON lines
-{"impl", "op", "workload", "secs": [...], "peak_rss_mb"}.
+Every sample is the time of one call (time.perf_counter) after one untimed
+warm-up; bench/compute.sh interleaves runs of this script with the Go
+benchmarks and takes medians over all of them. Prints JSON lines
+{"impl", "op", "workload", "secs": [...]}; the SpGEMM line adds peak_mb,
+the growth of the resident high-water mark during one product (reset
+through /proc/self/clear_refs), as the Go benchmark measures it.
 """
 import argparse
 import gc
 import json
 import os
-import resource
 import sys
 import time
 
@@ -63,8 +64,29 @@ def timeit(fn, reps):
     return out
 
 
-def rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def status_kb(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def peak_mb(fn):
+    """The growth of the resident high-water mark over the memory resident
+    before fn, in MiB (the Linux mark is reset first), as the Go benchmark
+    measures it."""
+    gc.collect()
+    before = status_kb("VmRSS")
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    r = fn()
+    peak = (status_kb("VmHWM") - before) / 1024
+    del r
+    return peak
 
 
 def main():
@@ -120,11 +142,10 @@ def main():
         shape, c, v = load(a.data, a.spgemm)
         G = csr(shape, c[0], c[1], v)
         del c, v
-        gc.collect()
-        base = rss_mb()
+        peak = peak_mb(lambda: G @ G)
         secs = timeit(lambda: G @ G, a.reps)
         C = G @ G
-        emit("scipy", "spgemm", a.spgemm, secs, nnz_out=int(C.nnz), peak_rss_mb=rss_mb(), rss_before_mb=base,
+        emit("scipy", "spgemm", a.spgemm, secs, nnz_out=int(C.nnz), peak_mb=peak,
              out_mb=(C.data.nbytes + C.indices.nbytes + C.indptr.nbytes) / 2**20)
 
 

@@ -8,6 +8,7 @@
 #   SKIP_ANCHORS=1 bench/run.sh   # only this module (reuses earlier anchor results)
 #   INSTALL=1 bench/run.sh        # apt-get the Python anchors first (root)
 #   COUNT=5                       # samples per benchmark (go -count, python reps)
+#   SKIP_COMPUTE=1                # leave out bench/compute.sh (~20 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -41,3 +42,9 @@ go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|Benc
 go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./csf | tee -a "$WORK/arrowsparse.txt"
 
 python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" | tee "$WORK/ratios.md"
+
+# The compute operations (elementwise, reductions, SpGEMM, one-core SpMV)
+# against scipy and pydata/sparse, interleaved round by round.
+if [ "${SKIP_COMPUTE:-0}" != 1 ]; then
+  ANCHORS="$ANCHORS" BENCH_WORK="$WORK" COUNT="$COUNT" bench/compute.sh
+fi

@@ -2,6 +2,7 @@ package compute_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -86,6 +87,7 @@ func loadBench(b *testing.B) {
 		if benchB, err = y.Canonicalize(mem, coo.ConvertOptions{}); err != nil {
 			b.Fatal(err)
 		}
+		runtime.GC()
 	})
 	if benchA == nil || benchB == nil {
 		b.Skip("workloads not loaded")
@@ -146,9 +148,13 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// loop runs f in b.Loop and reports the CPU time per call next to the wall
-// time: on a machine shared with other work, the CPU time moves less.
+// loop runs f once untimed (as the anchors warm up), then in b.Loop, and
+// reports the CPU time per call next to the wall time: on a machine shared
+// with other work, the CPU time moves less.
 func loop(b *testing.B, f func() error) {
+	if err := f(); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	n := 0
 	var cpu time.Duration

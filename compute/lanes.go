@@ -2,6 +2,7 @@ package compute
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -74,27 +75,28 @@ func splitLanes(pa, pb []int64, w int) []int64 {
 func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, a, b *gcs.Matrix, p op, keep bool, workers int, ptrType arrow.DataType) (*gcs.Matrix, error) {
 	la, lb := lanesOf[I, T](a), lanesOf[I, T](b)
 	major := a.Lanes()
-	if r, ok, err := samePattern(mem, a, la, lb, p, keep, workers); ok || err != nil {
+	if r, ok, err := samePattern(mem, a, b, la, lb, p, keep, workers); ok || err != nil {
 		return r, err
 	}
 	w := workersFor(workers, a.NNZ()+b.NNZ())
 	w = int(min(int64(w), max(major, 1)))
 	r := splitLanes(la.ptr, lb.ptr, w)
 
-	// Count the entries of the pattern of each lane (as a prefix within
-	// its run), then the start of each run.
-	ptr := make([]int64, major+1)
-	counted := make([]int64, w)
-	par.Do(w, func(c int) {
-		if p.union() {
-			counted[c] = unionCount(la, lb, r[c], r[c+1], ptr)
-		} else {
-			counted[c] = intersectCount(la, lb, r[c], r[c+1], ptr)
-		}
-	})
+	// Room for each run of lanes: the most entries its lanes can give,
+	// lenA+lenB per lane for a union and min(lenA, lenB) for an
+	// intersection, a bound tied to the operands' sizes that costs no
+	// merge to compute.
 	start := make([]int64, w+1)
 	for c := range w {
-		start[c+1] = start[c] + counted[c]
+		if p.union() {
+			start[c+1] = start[c] + la.ptr[r[c+1]] - la.ptr[r[c]] + lb.ptr[r[c+1]] - lb.ptr[r[c]]
+			continue
+		}
+		m := int64(0)
+		for k := r[c]; k < r[c+1]; k++ {
+			m += min(la.ptr[k+1]-la.ptr[k], lb.ptr[k+1]-lb.ptr[k])
+		}
+		start[c+1] = start[c] + m
 	}
 	n := start[w]
 	it := arrowsparse.DataTypeOf[I]()
@@ -112,8 +114,10 @@ func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocat
 	oi := core.MustSliceBytes[I](bytesOf(idxBuf))
 	ov := core.MustSliceBytes[T](bytesOf(valBuf))
 
-	// Fill: each run writes its entries from its start, leaving out zero
-	// results unless keep, and records its lanes' ends as a prefix.
+	// One pass: each run writes its entries one after the other from the
+	// start of its room, leaving out zero results unless keep, and
+	// records its lanes' ends as a prefix.
+	ptr := make([]int64, major+1)
 	written := make([]int64, w)
 	par.Do(w, func(c int) {
 		if p.union() {
@@ -126,26 +130,26 @@ func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocat
 	for c := range w {
 		final[c+1] = final[c] + written[c]
 	}
-	if final[w] != n {
-		// Zero results were left out: move each run down to its place in
-		// exact buffers.
-		ib, err := checkedBuffer(mem, it, final[w], "the indices of the result")
-		if err != nil {
-			return nil, err
+	if m := final[w]; m != n {
+		// Close the gaps between the runs, then keep exact buffers: new
+		// ones when more than an eighth of the room is unused (copying
+		// the entries), else slices of these.
+		for c := 1; c < w; c++ {
+			copy(oi[final[c]:final[c+1]], oi[start[c]:start[c]+written[c]])
+			copy(ov[final[c]:final[c+1]], ov[start[c]:start[c]+written[c]])
+		}
+		iw, vw := int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
+		var ib, vb *memory.Buffer
+		if m < n-n/8 {
+			ib, vb = newBuffer(mem, it, m), newBuffer(mem, vt, m)
+			copy(bytesOf(ib), bytesOf(idxBuf)[:m*iw])
+			copy(bytesOf(vb), bytesOf(valBuf)[:m*vw])
+		} else {
+			ib, vb = memory.SliceBuffer(idxBuf, 0, int(m*iw)), memory.SliceBuffer(valBuf, 0, int(m*vw))
 		}
 		defer ib.Release()
-		vb, err := checkedBuffer(mem, vt, final[w], "the values of the result")
-		if err != nil {
-			return nil, err
-		}
 		defer vb.Release()
-		ni, nv := core.MustSliceBytes[I](bytesOf(ib)), core.MustSliceBytes[T](bytesOf(vb))
-		for c := range w {
-			copy(ni[final[c]:final[c+1]], oi[start[c]:start[c]+written[c]])
-			copy(nv[final[c]:final[c+1]], ov[start[c]:start[c]+written[c]])
-		}
-		idxBuf, valBuf = ib, vb
-		n = final[w]
+		idxBuf, valBuf, n = ib, vb, m
 	}
 	par.Do(w, func(c int) {
 		for k := r[c]; k < r[c+1]; k++ {
@@ -163,63 +167,15 @@ func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocat
 		gcs.WithDimNames(a.DimNames()...), gcs.WithCanonicalClaim(true))
 }
 
-// The merge loops below are written so that the compiler turns their
+// The merge loop of unionFill is written so that the compiler turns its
 // decisions into conditional moves: on lanes whose indices interleave at
 // random, a branch per entry would be mispredicted half the time.
-
-// unionCount writes, for each lane k in [k0, k1), the number of indices
-// in the union of the lanes of a and b, summed from k0, to cnt[k+1], and
-// returns the total.
-func unionCount[I arrowsparse.Index, T arrowsparse.Number](a, b laneSet[I, T], k0, k1 int64, cnt []int64) int64 {
-	s := int64(0)
-	for k := k0; k < k1; k++ {
-		ai, bi := a.idx[a.ptr[k]:a.ptr[k+1]], b.idx[b.ptr[k]:b.ptr[k+1]]
-		i, j := 0, 0
-		for i < len(ai) && j < len(bi) {
-			ca, cb := ai[i], bi[j]
-			c := min(ca, cb)
-			if ca == c {
-				i++
-			}
-			if cb == c {
-				j++
-			}
-			s++
-		}
-		s += int64(len(ai)-i) + int64(len(bi)-j)
-		cnt[k+1] = s
-	}
-	return s
-}
-
-// intersectCount is unionCount for the intersection of the lanes.
-func intersectCount[I arrowsparse.Index, T arrowsparse.Number](a, b laneSet[I, T], k0, k1 int64, cnt []int64) int64 {
-	s := int64(0)
-	for k := k0; k < k1; k++ {
-		ai, bi := a.idx[a.ptr[k]:a.ptr[k+1]], b.idx[b.ptr[k]:b.ptr[k+1]]
-		i, j := 0, 0
-		for i < len(ai) && j < len(bi) {
-			ca, cb := ai[i], bi[j]
-			if ca == cb {
-				s++
-			}
-			if ca <= cb {
-				i++
-			}
-			if cb <= ca {
-				j++
-			}
-		}
-		cnt[k+1] = s
-	}
-	return s
-}
 
 // unionFill writes the union of the lanes [k0, k1) of a and b, with the
 // values of p, to oi and ov from position at, leaving out zero values
 // unless keep. It writes the number of entries written from k0 up to the
 // end of lane k to cnt[k+1], and returns the total. oi and ov must have
-// room for the whole union.
+// room for the whole union from at.
 func unionFill[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, a, b laneSet[I, T], k0, k1, at int64, oi []I, ov []T, cnt []int64) int64 {
 	pos := at
 	for k := k0; k < k1; k++ {
@@ -300,7 +256,7 @@ func intersectFill[I arrowsparse.Index, T arrowsparse.Number](keep bool, a, b la
 // result has their pattern, shares a's index buffers and needs only new
 // values. It reports false (and has allocated nothing that it keeps) when
 // the indices differ somewhere or, unless keep, a result is zero.
-func samePattern[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, a *gcs.Matrix, la, lb laneSet[I, T], p op, keep bool, workers int) (*gcs.Matrix, bool, error) {
+func samePattern[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, a, b *gcs.Matrix, la, lb laneSet[I, T], p op, keep bool, workers int) (*gcs.Matrix, bool, error) {
 	n := int64(len(la.idx))
 	if n == 0 || int64(len(lb.idx)) != n || !slices.Equal(la.ptr, lb.ptr) {
 		return nil, false, nil
@@ -312,10 +268,13 @@ func samePattern[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator
 	defer vb.Release()
 	out := core.MustSliceBytes[T](vb.Bytes())
 	w := workersFor(workers, 2*n)
+	// Operands whose indices are the same memory (a matrix and a scaled
+	// or mapped copy of it) need no comparison.
+	shared := sameMemory(a.IndicesBuffer(), b.IndicesBuffer())
 	failed := make([]bool, w)
 	par.Do(w, func(c int) {
 		lo, hi := n*int64(c)/int64(w), n*int64(c+1)/int64(w)
-		failed[c] = !sameRange(p, keep, la.idx[lo:hi], lb.idx[lo:hi], la.val[lo:hi], lb.val[lo:hi], out[lo:hi])
+		failed[c] = !sameRange(p, keep, shared, la.idx[lo:hi], lb.idx[lo:hi], la.val[lo:hi], lb.val[lo:hi], out[lo:hi])
 	})
 	if slices.Contains(failed, true) {
 		return nil, false, nil
@@ -324,18 +283,21 @@ func samePattern[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator
 	return r, true, err
 }
 
-// sameRange writes out[i] = ai[i] p bi[i] and reports whether the indices
-// were equal and, unless keep, no result was zero. It works in blocks, so
-// that the loops stay simple enough to run at memory speed.
-func sameRange[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, ai, bi []I, av, bv, out []T) bool {
+// sameRange writes out[i] = av[i] p bv[i] and reports whether the indices
+// ai and bi were equal (not compared if shared) and, unless keep, no
+// result was zero. It works in blocks, so that the loops stay simple
+// enough to run at memory speed.
+func sameRange[I arrowsparse.Index, T arrowsparse.Number](p op, keep, shared bool, ai, bi []I, av, bv, out []T) bool {
 	const block = 4096
 	for lo := 0; lo < len(ai); lo += block {
 		hi := min(lo+block, len(ai))
-		x, y := ai[lo:hi], bi[lo:hi]
-		y = y[:len(x)]
-		for i := range x {
-			if x[i] != y[i] {
-				return false
+		if !shared {
+			x, y := ai[lo:hi], bi[lo:hi]
+			y = y[:len(x)]
+			for i := range x {
+				if x[i] != y[i] {
+					return false
+				}
 			}
 		}
 		u, v, o := av[lo:hi], bv[lo:hi], out[lo:hi]
@@ -371,4 +333,13 @@ func sameRange[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, ai, b
 		}
 	}
 	return true
+}
+
+// sameMemory reports whether two buffers hold the same bytes of memory.
+func sameMemory(x, y *memory.Buffer) bool {
+	if x == nil || y == nil {
+		return false
+	}
+	bx, by := x.Bytes(), y.Bytes()
+	return len(bx) == len(by) && len(bx) > 0 && unsafe.SliceData(bx) == unsafe.SliceData(by)
 }

@@ -2,6 +2,7 @@ package gcs_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -23,6 +24,10 @@ func BenchmarkMulVecOneCore(b *testing.B) {
 				x[i] = float64(i%7) - 3
 			}
 			y := make([]float64, m.Rows())
+			if err := gcs.MulVec(y, m, x, gcs.KernelOptions{Workers: 1}); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			runtime.GC()
 			b.ReportAllocs()
 			var cpu time.Duration
 			for b.Loop() {
