@@ -88,9 +88,9 @@
 // Every returned tensor must be released by the caller. Results may share
 // buffers with the operands, which are immutable: the unary functions and
 // AsType share the index buffers of the operand (or of its canonical
-// form), and an element-wise operation on two matrices with the same
-// pattern (such as a matrix and a scaled copy of it) shares the first
-// operand's index buffers. An operation that changes nothing still returns
+// form) unless zeros are dropped, and an element-wise operation on two
+// matrices with the same pattern (such as a matrix and a scaled copy of
+// it) shares the first operand's index buffers. An operation that changes nothing still returns
 // a new reference (EliminateZeros of a tensor without zeros returns the
 // operand itself, retained).
 //

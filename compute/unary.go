@@ -68,7 +68,8 @@ func scaleBy[T arrowsparse.Number](s T) func(in, out []byte, lo, hi int) {
 
 // Map returns x with f applied to every stored value: f(v) is stored where
 // v was, with the value type of U. The implicit zeros are not visited, so
-// f(0) need not be 0 (use ToDense for that). T must be the Go type of x's
+// f(0) need not be 0 (use ToDense for that); every element of a dense
+// operand is stored, and visited. T must be the Go type of x's
 // values; otherwise the error wraps arrowsparse.ErrUnsupportedType. f must
 // be safe to call from several goroutines at once: it runs on up to
 // o.Workers of them. The result is canonical (duplicates are combined
