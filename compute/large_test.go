@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -150,4 +151,26 @@ func TestReduceErrors(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Release()
 	assert.Equal(t, []float32{1, 1}, denseOf[float32](t, mem, p))
+}
+
+// TestEmptyAxisLargeResult sums over an axis of length 0 of a tensor whose
+// other axis is huge: the result, all zeros, is an empty sparse tensor,
+// never a dense one.
+func TestEmptyAxisLargeResult(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{1 << 40, 0}, []int32{}, coo.RowMajor, []float32{})
+	require.NoError(t, err)
+	defer x.Release()
+	for _, f := range []func(memory.Allocator, arrowsparse.Tensor, []int, compute.ReduceOptions) (arrowsparse.Tensor, error){compute.Sum, compute.Count} {
+		r, err := f(mem, x, []int{1}, compute.ReduceOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, arrowsparse.FormatCOO, r.Format())
+		assert.Equal(t, []int64{1 << 40}, r.Shape())
+		assert.Equal(t, int64(0), r.NNZ())
+		r.Release()
+	}
+	_, err = compute.Max(mem, x, []int{1}, compute.ReduceOptions{})
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
+	_, err = compute.Prod(mem, x, []int{1}, compute.ReduceOptions{})
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow, "2^40 ones do not fit in memory")
 }

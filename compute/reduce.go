@@ -267,8 +267,21 @@ func (p *plan) filled(mem memory.Allocator) (arrowsparse.Tensor, error) {
 	case rCount:
 		fill = float64(p.r)
 	}
+	if fill == 0 && p.format != Dense {
+		// Nothing to store: an empty sparse result, whatever its shape.
+		it, err := chooseIndex(p.o.IndexType, p.indexType(), max(maxDim(p.outShape)-1, 0), "the coordinates of the result")
+		if err != nil {
+			return nil, err
+		}
+		c, err := buildCOO(mem, p.outShape, p.outNames, nil, p.ot, nil, 0, it, true)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return p.sparse(mem, c)
+	}
 	if p.outElems < 0 {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "compute: the %d-element result of %s overflows int64", p.outElems, p.kind)
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "compute: the result of %s, of shape %v, has more elements than int64 counts", p.kind, p.outShape)
 	}
 	v, err := views.Alloc(mem, p.ot, p.outShape)
 	if err != nil {
