@@ -12,6 +12,7 @@
 #                                 # fast_matrix_market and scipy.io (a venv in
 #                                 # $BENCH_WORK/mtxvenv from bench/requirements-mtx.txt);
 #                                 # MTX_ROUNDS=5 rounds of paired runs
+#   SKIP_COMPUTE=1                # leave out bench/compute.sh (~20 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -70,3 +71,9 @@ if [ "${MTX:-0}" = 1 ]; then
 fi
 
 python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" "${MTXARGS[@]}" | tee "$WORK/ratios.md"
+
+# The compute operations (elementwise, reductions, SpGEMM, one-core SpMV)
+# against scipy and pydata/sparse, interleaved round by round.
+if [ "${SKIP_COMPUTE:-0}" != 1 ]; then
+  ANCHORS="$ANCHORS" BENCH_WORK="$WORK" COUNT="$COUNT" bench/compute.sh
+fi

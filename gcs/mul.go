@@ -1,3 +1,5 @@
+//go:generate go run gen_asm.go
+
 package gcs
 
 import (
@@ -152,8 +154,40 @@ func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 	lanes := gatherLanes[P, I, T]
 	if m.bounded && len(idx) > 0 {
 		lanes = gatherLanesUnchecked[P, I, T]
+		if k := asmGather[P, I, T](); k != nil {
+			pp, ip := unsafe.Pointer(unsafe.SliceData(ptr)), unsafe.Pointer(unsafe.SliceData(idx))
+			vp, xp, yp := unsafe.Pointer(unsafe.SliceData(v)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y))
+			par.Do(workers, func(c int) { k(pp, ip, vp, xp, yp, r[c], r[c+1], int64(len(idx))) })
+			return
+		}
 	}
 	par.Do(workers, func(c int) { lanes(ptr, idx, v, x, y, r[c], r[c+1]) })
+}
+
+// asmGather returns the assembly dot-product kernel for the types
+// (gen_asm.go), which gives the bits of gatherLanesUnchecked faster, or
+// nil where there is none (other types, other architectures, the purego
+// build tag).
+func asmGather[P, I arrowsparse.Index, T arrowsparse.Float]() func(ptr, idx, v, x, y unsafe.Pointer, k0, k1, pfEnd int64) {
+	width := func(dt arrow.DataType) (int, bool) {
+		switch dt.ID() {
+		case arrow.INT32:
+			return 0, true
+		case arrow.INT64:
+			return 1, true
+		}
+		return 0, false
+	}
+	pi, okp := width(arrowsparse.DataTypeOf[P]())
+	ii, oki := width(arrowsparse.DataTypeOf[I]())
+	if !okp || !oki {
+		return nil
+	}
+	vi := 0
+	if arrowsparse.TypeMatches[float32](arrowsparse.DataTypeOf[T]()) {
+		vi = 1
+	}
+	return spmvKernels[vi][pi][ii]
 }
 
 // gatherLanes is the dot-product kernel, one sequential sum per lane (the
@@ -163,7 +197,7 @@ func gatherLanes[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, 
 	for k := k0; k < k1; k++ {
 		var s T
 		for j := int(ptr[k]); j < int(ptr[k+1]); j++ {
-			s += v[j] * x[idx[j]]
+			s += T(v[j] * x[idx[j]]) // rounded: never fused into an FMA
 		}
 		y[k] = s
 	}
@@ -187,7 +221,7 @@ func gatherLanesUnchecked[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, 
 		var s T
 		for j := lo; j < hi; j++ {
 			c := uintptr(*(*I)(unsafe.Add(ip, j*iw)))
-			s += *(*T)(unsafe.Add(vp, j*tw)) * *(*T)(unsafe.Add(xp, c*tw))
+			s += T(*(*T)(unsafe.Add(vp, j*tw)) * *(*T)(unsafe.Add(xp, c*tw))) // rounded: never fused into an FMA
 		}
 		y[k] = s
 		lo = hi

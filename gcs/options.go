@@ -38,8 +38,8 @@ type ConvertOptions struct {
 	Mapping Mapping
 }
 
-// KernelOptions tune the kernels (MulVec, MulDense); csf.KernelOptions has
-// the same fields. The zero value uses every core.
+// KernelOptions tune the kernels (MulVec, MulDense, MulMatrix);
+// csf.KernelOptions has the same fields. The zero value uses every core.
 type KernelOptions struct {
 	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. Results
 	// do not depend on it, bit for bit.

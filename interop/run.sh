@@ -30,6 +30,13 @@
 #                      pyarrow 25.0.1's documented misbehaviours are pinned.
 #                      `sptensor pack` packs the pyarrow messages of check 4;
 #                      pyarrow reads the table and `unpack` gives them back
+#   7. compute         gocompute reduces random tensors of ranks 0-4 (every
+#                      value type and format, every set of axes) and
+#                      multiplies random matrices (every pair of compressed
+#                      axes), plus small versions of the bench workloads
+#                      when the bench generator is at $ANCHORS; NumPy
+#                      recomputes the reductions and scipy's A @ B the
+#                      products (interop/compute_check.py)
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -41,6 +48,8 @@ go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
 go build -o build/textfmtcheck ./interop/textfmtcheck
 go build -o build/tablecases ./interop/tablecases
+
+go build -o build/gocompute ./interop/gocompute
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -137,6 +146,21 @@ example() { # examples/fixedshape writes a column; its read.py reads it with pya
   fi
 }
 counted "   examples/fixedshape, read by its read.py with pyarrow" example
+
+echo "== 7. compute against NumPy and scipy"
+ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
+workloads=()
+if [ -d "$ANCHORS/gen" ]; then
+  # The shared harness is read-only: run a copy of its generator.
+  cp -r "$ANCHORS" "$WORK/anchors" && chmod -R u+w "$WORK/anchors"
+  (cd "$WORK/anchors" && go run ./gen -out "$WORK/workloads" -only a,b -a-n 20000 -a-nnz 100000 -b-n 60 -b-nnz 30000 >/dev/null)
+  workloads=("$WORK/workloads")
+else
+  echo "interop: no bench generator at $ANCHORS (set ANCHORS): check 5 leaves out the bench workloads"
+fi
+"$ROOT/build/gocompute" write "$SEED" "$WORK/compute" "${workloads[@]}" | tail -n 1
+counted "7. compute: reductions against NumPy" "$PY" interop/compute_check.py reduce "$WORK/compute"
+counted "   compute: SpGEMM against scipy A @ B" "$PY" interop/compute_check.py spgemm "$WORK/compute"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
