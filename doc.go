@@ -39,7 +39,7 @@
 // Input from outside (bytes, files, user slices and shapes, metadata) never
 // causes a panic: it yields an *Error whose category is one of the sentinels
 // (ErrShape, ErrOverflow, ErrBufferSize, ErrAlignment, ErrStructure,
-// ErrNotCanonical, ErrReadOnly, ErrOutOfRange, ErrUnsupportedType). Each
+// ErrNotCanonical, ErrReadOnly, ErrOutOfRange, ErrSyntax, ErrUnsupportedType). Each
 // sentinel wraps arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType, so
 // errors.Is works with either. Misuse in code, such as an index outside the
 // shape passed to At, panics with a PanicError, as a slice index does.

@@ -36,6 +36,11 @@ var (
 	ErrReadOnly = &sentinel{"read-only", arrow.ErrInvalid}
 	// ErrOutOfRange reports a coordinate or index outside its dimension.
 	ErrOutOfRange = &sentinel{"index out of range", arrow.ErrIndex}
+	// ErrSyntax reports text that does not follow its format's grammar: a
+	// malformed header line, a token that is not a number, a line with the
+	// wrong number of fields, a line longer than the reader's limit, or
+	// corrupt compressed data.
+	ErrSyntax = &sentinel{"bad syntax", arrow.ErrInvalid}
 	// ErrUnsupportedType reports a data type that is not allowed where it was
 	// given: a value type outside the Arrow tensor types, an index type
 	// outside the Arrow sparse index types (uint64 included), or a Go type

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Ratio table: this module's benchmarks next to the anchors of the same run.
 
-Usage: ratios.py --anchors RESULTS_DIR --ours GO_BENCH_OUTPUT
+Usage: ratios.py --anchors RESULTS_DIR --ours GO_BENCH_OUTPUT [--mtx MTX_JSONL [--mtx-peak PEAK_TXT]]
 
 RESULTS_DIR is the anchor harness's results/ (py.jsonl from scipy,
 pydata-sparse and torch, py_wide.jsonl from bench/harness/py/wide.py;
 gobench.txt from james-bowman/sparse and plain Go). GO_BENCH_OUTPUT is
-`go test -bench` output of this module. Medians are taken over all samples.
-Standard library only.
+`go test -bench` output of this module. MTX_JSONL holds the
+fast_matrix_market and scipy timings of bench/mtx_anchors.py, and PEAK_TXT
+the peak-memory lines of bench/mtxpeak and mtx_anchors.py peak (MTX=1
+bench/run.sh). Medians are taken over all samples. Standard library only.
 
 Besides the table of the shared anchor workloads it prints the scaling
 workloads (workload a at 1M to 100M entries, the 10M-entry tensors), the
@@ -22,6 +24,7 @@ import sys
 
 LINE = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
 CPU = re.compile(r"\s([\d.]+) cpu-ms/op")
+MBS = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s")
 
 # (label, our benchmark, anchor op, anchor workload)
 ROWS = [
@@ -102,6 +105,52 @@ def anchors(results):
                 if impl:
                     med[(impl, parts[1], parts[2])] = statistics.median(xs)
     return med
+
+
+def go_mbs(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = MBS.match(line.strip())
+            if m:
+                out.setdefault(m.group(1), []).append(float(m.group(2)))
+    return out
+
+
+def mtx_table(ours_path, jsonl, peak):
+    """Matrix Market read and write: MB/s of the file, median (best)."""
+    ours = go_mbs(ours_path)
+    anc = {}
+    with open(jsonl) as f:
+        for line in f:
+            r = json.loads(line)
+            mbs = [r["bytes"] / s / 1e6 for s in r["secs"]]
+            anc[(r["impl"], r["op"], str(r["threads"]))] = mbs
+
+    def cell(xs):
+        return "–" if not xs else "%.0f (%.0f)" % (statistics.median(xs), max(xs))
+
+    def med(xs):
+        return statistics.median(xs) if xs else None
+
+    print("\n## Matrix Market, a_powerlaw2d as .mtx (10M entries; MB/s of the file, median (best), same run)\n")
+    print("| operation | arrowsparse 1 core | arrowsparse 2 cores | fast_matrix_market 1 thread | fast_matrix_market 2 threads | scipy.io (all cores) | arrowsparse / fast_matrix_market (1, 2) |")
+    print("|---|---|---|---|---|---|---|")
+    for op, bench, label in [("mtx_read", "BenchmarkMTXRead", "read (to COO)"), ("mtx_write", "BenchmarkMTXWrite", "write (from COO)")]:
+        o1 = ours.get(bench + "/a_powerlaw2d/workers=1")
+        o2 = ours.get(bench + "/a_powerlaw2d/workers=2")
+        f1, f2 = anc.get(("fmm", op, "1")), anc.get(("fmm", op, "2"))
+        sc = anc.get(("scipy", op, "all"))
+        ratio = "–"
+        if o1 and f1 and o2 and f2:
+            ratio = "%.2f× / %.2f×" % (med(o1) / med(f1), med(o2) / med(f2))
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (label, cell(o1), cell(o2), cell(f1), cell(f2), cell(sc), ratio))
+    if peak and os.path.exists(peak):
+        print("\nPeak resident memory of one read (whole process):\n")
+        with open(peak) as f:
+            for line in f:
+                if line.strip():
+                    print("    " + line.rstrip())
 
 
 def fmt(ms):
@@ -263,6 +312,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--anchors", required=True)
     ap.add_argument("--ours", required=True)
+    ap.add_argument("--mtx")
+    ap.add_argument("--mtx-peak")
     a = ap.parse_args()
     ours = go_samples(a.ours)
     anc = anchors(a.anchors)
@@ -300,6 +351,8 @@ def main():
             if ref in ours:
                 c, r = statistics.median(ours[k]), statistics.median(ours[ref])
                 print("| %s | %s | %s | %.1f× |" % (k[len("BenchmarkMTTKRP/"):].replace("/csf", ""), fmt(c), fmt(r), r / c))
+    if a.mtx and os.path.exists(a.mtx):
+        mtx_table(a.ours, a.mtx, a.mtx_peak)
     return 0
 
 

@@ -16,6 +16,11 @@
 #   SKIP_WIDE=1 bench/run.sh      # only the shared workloads, as before
 #   INSTALL=1 bench/run.sh        # apt-get the Python anchors first (root)
 #   COUNT=5                       # samples per benchmark (go -count, python reps)
+#   MTX=1 bench/run.sh            # also Matrix Market read/write (package mtx) against
+#                                 # fast_matrix_market and scipy.io (a venv in
+#                                 # $BENCH_WORK/mtxvenv from bench/requirements-mtx.txt);
+#                                 # MTX_ROUNDS=5 rounds of paired runs
+#   SKIP_COMPUTE=1                # leave out bench/compute.sh (~20 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -70,4 +75,35 @@ go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime "$BT" -count "$COUNT
 go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime "$BT" -count "$COUNT" -timeout 180m ./gcs | tee -a "$WORK/arrowsparse.txt"
 go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime "$BT" -count "$COUNT" -timeout 180m ./csf | tee -a "$WORK/arrowsparse.txt"
 
-python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" | tee "$WORK/ratios.md"
+MTXARGS=()
+if [ "${MTX:-0}" = 1 ]; then
+  echo "bench: Matrix Market read and write (a_powerlaw2d as .mtx), with fast_matrix_market and scipy"
+  MTXVENV=$WORK/mtxvenv
+  if [ ! -x "$MTXVENV/bin/python" ] || ! cmp -s bench/requirements-mtx.txt "$MTXVENV/.requirements"; then
+    rm -rf "$MTXVENV"
+    python3 -m venv "$MTXVENV"
+    "$MTXVENV/bin/python" -m pip install -q --disable-pip-version-check -r bench/requirements-mtx.txt
+    cp bench/requirements-mtx.txt "$MTXVENV/.requirements"
+  fi
+  # The Go benchmark writes $BENCH_DATA/a_powerlaw2d/a_powerlaw2d.mtx first.
+  go test -run '^$' -bench 'BenchmarkMTXRead|BenchmarkMTXWrite' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./mtx | tee -a "$WORK/arrowsparse.txt"
+  MTXFILE=$BENCH_DATA/a_powerlaw2d/a_powerlaw2d.mtx
+  rm -f "$WORK/mtx_anchors.jsonl"
+  "$MTXVENV/bin/python" bench/mtx_anchors.py time "$MTXFILE" "$WORK/mtx_anchors.jsonl" "$COUNT"
+  go build -o "$WORK/mtxpeak" ./bench/mtxpeak
+  for w in 1 2; do
+    "$WORK/mtxpeak" read "$MTXFILE" "$w"
+    "$MTXVENV/bin/python" bench/mtx_anchors.py peak "$MTXFILE" "$w"
+  done | tee "$WORK/mtx_peak.txt"
+  # On a shared machine, the paired runs are the fairest comparison.
+  "$MTXVENV/bin/python" bench/mtx_anchors.py pairs "$MTXFILE" "${MTX_ROUNDS:-5}" "$WORK/mtxpeak" "$WORK" | tee "$WORK/mtx_pairs.md"
+  MTXARGS=(--mtx "$WORK/mtx_anchors.jsonl" --mtx-peak "$WORK/mtx_peak.txt")
+fi
+
+python3 bench/ratios.py --anchors "$WORK/anchors/results" --ours "$WORK/arrowsparse.txt" "${MTXARGS[@]}" | tee "$WORK/ratios.md"
+
+# The compute operations (elementwise, reductions, SpGEMM, one-core SpMV)
+# against scipy and pydata/sparse, interleaved round by round.
+if [ "${SKIP_COMPUTE:-0}" != 1 ]; then
+  ANCHORS="$ANCHORS" BENCH_WORK="$WORK" COUNT="$COUNT" bench/compute.sh
+fi

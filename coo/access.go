@@ -18,9 +18,10 @@ func All[T arrowsparse.Value](t *Tensor) iter.Seq2[[]int64, T] {
 	iop := coords.For(t.indexType)
 	nd := int64(len(t.shape))
 	return func(yield func([]int64, T) bool) {
-		buf := make([]int64, chunk*max(nd, 1))
-		for lo := int64(0); lo < t.nnz; lo += chunk {
-			hi := min(lo+chunk, t.nnz)
+		step := core.ChunkEntries(int(nd), t.nnz)
+		buf := make([]int64, step*max(nd, 1))
+		for lo := int64(0); lo < t.nnz; lo += step {
+			hi := min(lo+step, t.nnz)
 			iop.Fill(t.matrix(), lo, hi, buf)
 			for i := lo; i < hi; i++ {
 				j := (i - lo) * nd
@@ -66,9 +67,10 @@ func At[T arrowsparse.Value](t *Tensor, idx ...int64) T {
 	// Sum the matches in storage order, in the value type.
 	var perm []int64
 	iop := coords.For(t.indexType)
-	buf := make([]int64, chunk*len(idx))
-	for lo := int64(0); lo < t.nnz; lo += chunk {
-		hi := min(lo+chunk, t.nnz)
+	step := core.ChunkEntries(len(idx), t.nnz)
+	buf := make([]int64, step*int64(len(idx)))
+	for lo := int64(0); lo < t.nnz; lo += step {
+		hi := min(lo+step, t.nnz)
 		iop.Fill(t.matrix(), lo, hi, buf)
 		for i := lo; i < hi; i++ {
 			j := (i - lo) * int64(len(idx))

@@ -6,11 +6,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
 
 // BenchmarkCanonicalize sorts and sums duplicates of the shared workloads
-// (bench/README.md; internal/benchdata lists them: workload a at 1M to
+// (bench/README.md; internal/testing/benchdata lists them: workload a at 1M to
 // 100M entries, and the 10M-entry tensors, delicious-4d's beyond 64-bit
 // linear indices), the operation timed on the anchors as coo_sort: scipy
 // sum_duplicates, pydata-sparse COO(), torch coalesce, and the plain-Go LSD
@@ -33,7 +33,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				cpu := benchdata.StartCPU()
 				for b.Loop() {
-					y, err := x.CanonicalizeWith(mem, coo.CanonOptions{Workers: workers})
+					y, err := x.Canonicalize(mem, coo.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -1,6 +1,9 @@
 package coo
 
 import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
@@ -17,15 +20,15 @@ func FromSlices[I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocator, 
 	if want, ok := core.MulInt64(nnz, int64(len(shape))); !ok || int64(len(coords)) != want {
 		return nil, core.Errorf(arrowsparse.ErrBufferSize, "coo: %d coordinates for %d values in %d dimensions", len(coords), nnz, len(shape))
 	}
-	cb := newBuffer(mem, int64(len(core.BytesOf(coords))))
+	cb := core.NewBuffer(mem, int64(len(core.BytesOf(coords))))
 	copy(cb.Bytes(), core.BytesOf(coords))
-	vb := newBuffer(mem, int64(len(core.BytesOf(values))))
+	vb := core.NewBuffer(mem, int64(len(core.BytesOf(values))))
 	copy(vb.Bytes(), core.BytesOf(values))
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
-	t, err := newUnretained(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), shape, cb, layout, vb, nnz, &cfg)
+	t, err := adopt(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), shape, cb, layout, vb, nnz, &cfg)
 	if err != nil {
 		cb.Release()
 		vb.Release()
@@ -109,7 +112,7 @@ func (b *Builder[I, T]) NewTensor() (*Tensor, error) {
 		cb, vb = memory.NewResizableBuffer(b.mem), memory.NewResizableBuffer(b.mem)
 	}
 	cfg := config{names: b.names}
-	t, err := newUnretained(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), b.shape, cb, RowMajor, vb, n, &cfg)
+	t, err := adopt(arrowsparse.DataTypeOf[T](), arrowsparse.DataTypeOf[I](), b.shape, cb, RowMajor, vb, n, &cfg)
 	if err != nil {
 		cb.Release()
 		vb.Release()
@@ -141,7 +144,7 @@ func (t *Tensor) WithLayout(mem memory.Allocator, layout Layout) (*Tensor, error
 		return t, nil
 	}
 	nd := int64(len(t.shape))
-	cb := newBuffer(mem, t.nnz*nd*int64(arrowsparse.ByteWidth(t.indexType)))
+	cb := core.NewBuffer(mem, t.nnz*nd*int64(arrowsparse.ByteWidth(t.indexType)))
 	if t.nnz > 0 && nd > 0 {
 		coords.For(t.indexType).TransposeLayout(t.matrix(), cb.Bytes())
 	}
@@ -173,7 +176,7 @@ func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 		}
 	}
 	w := int64(arrowsparse.ByteWidth(t.indexType))
-	cb := newBuffer(mem, t.nnz*int64(nd)*w)
+	cb := core.NewBuffer(mem, t.nnz*int64(nd)*w)
 	if t.nnz > 0 && nd > 0 {
 		src, dst := t.matrix().Data, cb.Bytes()
 		// Per entry and axis, copy w bytes; the layout strides are shared.
@@ -195,4 +198,64 @@ func (t *Tensor) Permute(mem memory.Allocator, perm ...int) (*Tensor, error) {
 	out.shape, out.names = shape, names
 	out.canonical = out.detectCanonical()
 	return out, nil
+}
+
+// WithIndexType returns the tensor with coordinates of type dt, in the same
+// layout and order, in a buffer from mem; the values buffer is shared. If
+// dt is already the index type, the tensor itself is returned, retained. A
+// coordinate that dt cannot hold is an error wrapping
+// arrowsparse.ErrUnsupportedType. The result must be released by the
+// caller.
+func (t *Tensor) WithIndexType(mem memory.Allocator, dt arrow.DataType) (*Tensor, error) {
+	if err := core.CheckIndexType(dt); err != nil {
+		return nil, err
+	}
+	if arrow.TypeEqual(dt, t.indexType) {
+		t.Retain()
+		return t, nil
+	}
+	nd := int64(len(t.shape))
+	n := t.nnz * nd
+	limit := arrowsparse.IndexMax(dt)
+	cb := core.NewBuffer(mem, n*int64(arrowsparse.ByteWidth(dt)))
+	src, dst := coords.For(t.indexType), coords.For(dt)
+	// The coordinate matrix is read as one column of n entries, in place.
+	flat := coords.Matrix{Type: t.indexType, Data: t.matrix().Data, N: n, Shape: []int64{0}}
+	stage := make([]int64, min(n, chunk))
+	for lo := int64(0); lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		src.Fill(flat, lo, hi, stage[:hi-lo])
+		for _, c := range stage[:hi-lo] {
+			if c > limit {
+				cb.Release()
+				return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: coordinate %d does not fit index type %s", c, dt)
+			}
+		}
+		dst.Put(cb.Bytes(), lo, stage[:hi-lo])
+	}
+	t.values.Retain()
+	out := t.derived(cb, t.layout, t.values, t.nnz, t.canonical)
+	out.indexType = dt
+	return out, nil
+}
+
+// AppendCoords appends the coordinates of the stored entries, in storage
+// order, to dst as int64s: NNZ()·NumDims() of them, entry by entry (entry
+// i's coordinates are dst[i·ndim : (i+1)·ndim] of what it appends). It is
+// the arrowsparse.Sparse accessor for code that learns the index type only
+// at run time.
+func (t *Tensor) AppendCoords(dst []int64) []int64 {
+	nd := int64(len(t.shape))
+	start := int64(len(dst))
+	dst = slices.Grow(dst, int(t.nnz*nd))[:start+t.nnz*nd]
+	if nd == 0 || t.nnz == 0 {
+		return dst
+	}
+	iop := coords.For(t.indexType)
+	m := t.matrix()
+	for lo := int64(0); lo < t.nnz; lo += chunk {
+		hi := min(lo+chunk, t.nnz)
+		iop.Fill(m, lo, hi, dst[start+lo*nd:start+hi*nd])
+	}
+	return dst
 }

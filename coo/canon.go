@@ -3,6 +3,7 @@ package coo
 import (
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
@@ -12,29 +13,17 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// CanonOptions tune CanonicalizeWith. The zero value sums duplicates and
-// uses every core.
-type CanonOptions struct {
-	// Duplicates says how entries with equal coordinates are combined.
-	Duplicates arrowsparse.Duplicates
-	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
-	Workers int
-}
-
 // Canonicalize returns the tensor in canonical form: coordinates sorted in
-// row-major order, duplicates summed in storage order, coordinates stored
-// row-major with the same index type. This is scipy's sum_duplicates,
-// pydata/sparse's COO constructor and PyTorch's coalesce, in row-major order.
-//
-// If the tensor is already canonical it is returned itself, retained. The
-// returned tensor must be released by the caller.
-func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
-	return t.CanonicalizeWith(mem, CanonOptions{})
-}
-
-// CanonicalizeWith is Canonicalize with a chosen duplicate policy and number
-// of workers. With arrowsparse.RejectDuplicates it returns an error wrapping
+// row-major order, duplicates combined under o.Duplicates (summed in
+// storage order by default), coordinates stored row-major with the same
+// index type, or o.IndexType if it is set. This is scipy's sum_duplicates,
+// pydata/sparse's COO constructor and PyTorch's coalesce, in row-major
+// order. With arrowsparse.RejectDuplicates it returns an error wrapping
 // arrowsparse.ErrNotCanonical if two entries share coordinates.
+//
+// If the tensor is already canonical (and of the index type asked for) it
+// is returned itself, retained. The returned tensor must be released by
+// the caller.
 //
 // The sort is a parallel radix sort of linear keys (internal/keysort
 // Carry) that moves each value with its key, for every shape: keys of
@@ -51,9 +40,17 @@ func (t *Tensor) Canonicalize(mem memory.Allocator) (*Tensor, error) {
 // buffers of one bucket (some 2^14 to 2^16 entries of 16 bytes and a
 // value each, more for keys wider than about 48 bits below the bucket's):
 // a few MiB.
-func (t *Tensor) CanonicalizeWith(mem memory.Allocator, o CanonOptions) (*Tensor, error) {
+func (t *Tensor) Canonicalize(mem memory.Allocator, o ConvertOptions) (*Tensor, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err
+	}
+	if o.IndexType != nil && !arrow.TypeEqual(o.IndexType, t.indexType) {
+		c, err := t.Canonicalize(mem, ConvertOptions{Duplicates: o.Duplicates, Workers: o.Workers})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return c.WithIndexType(mem, o.IndexType)
 	}
 	if t.canonical {
 		t.Retain()
@@ -89,13 +86,6 @@ func (t *Tensor) derived(cbuf *memory.Buffer, layout Layout, values *memory.Buff
 	return d
 }
 
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
-}
-
 // sorted sorts the entries into new row-major coordinate and value buffers
 // of nnz entries each, merging duplicates under policy p. It returns the
 // buffers, the number of entries written and whether duplicates were met.
@@ -110,8 +100,8 @@ func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers 
 	n := t.nnz
 	nd := len(t.shape)
 	iw, vw := int64(arrowsparse.ByteWidth(t.indexType)), int64(arrowsparse.ByteWidth(t.valueType))
-	cbuf := newBuffer(mem, n*int64(nd)*iw)
-	values := newBuffer(mem, n*vw)
+	cbuf := core.NewBuffer(mem, n*int64(nd)*iw)
+	values := core.NewBuffer(mem, n*vw)
 	if n == 0 {
 		return cbuf, values, 0, false
 	}

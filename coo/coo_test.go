@@ -18,7 +18,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -36,8 +36,8 @@ func dense2(t *testing.T, d arrowsparse.Dense) [][]float64 {
 	return out
 }
 
-// Seed 000: the 2×3 array with entries (0,1)=1, (1,0)=2, (1,2)=3.
-func TestSeed000Small(t *testing.T) {
+// The GCS introduction: the 2×3 array with entries (0,1)=1, (1,0)=2, (1,2)=3.
+func TestSmallExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	x, err := coo.FromSlices(mem, []int64{2, 3}, []int32{0, 1, 1, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3})
 	require.NoError(t, err)
@@ -59,8 +59,8 @@ func TestSeed000Small(t *testing.T) {
 	}
 }
 
-// Seed 000: the 4×5 array in COO form.
-func TestSeed000FourByFive(t *testing.T) {
+// The GCS introduction: the 4×5 array in COO form.
+func TestFourByFiveExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	rows := []int64{0, 0, 1, 1, 2, 2, 2, 3, 3}
 	cols := []int64{2, 4, 0, 3, 0, 2, 3, 3, 4}
@@ -82,7 +82,7 @@ func TestSeed000FourByFive(t *testing.T) {
 	assert.Equal(t, 0.0, coo.At[float64](x, 3, 0))
 
 	// Back from dense gives the same entries in row-major order.
-	back, err := coo.FromDense(mem, d, arrow.PrimitiveTypes.Int64)
+	back, err := coo.FromDense(mem, d, coo.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int64})
 	require.NoError(t, err)
 	defer back.Release()
 	got, err := coo.Coords[int64](back)
@@ -151,7 +151,7 @@ func TestPropertyAgainstDense(t *testing.T) {
 			d.Release()
 
 			for _, p := range []arrowsparse.Duplicates{arrowsparse.SumDuplicates, arrowsparse.KeepLast, arrowsparse.KeepFirst, arrowsparse.KeepMin, arrowsparse.KeepMax} {
-				c, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: p, Workers: 1 + trial%2})
+				c, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: p, Workers: 1 + trial%2})
 				require.NoError(t, err)
 				assert.True(t, c.IsCanonical())
 				require.NoError(t, c.Validate())
@@ -173,7 +173,7 @@ func TestPropertyAgainstDense(t *testing.T) {
 				}
 				c.Release()
 			}
-			rc, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.RejectDuplicates})
+			rc, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
 			hasDup := len(rf.Entries) < int(x.NNZ())
 			if hasDup {
 				require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
@@ -278,7 +278,7 @@ func TestCanonicalizeLarge(t *testing.T) {
 					wv = append(wv, en.v)
 				}
 				for _, workers := range []int{1, 2} {
-					y, err := x.CanonicalizeWith(mem, coo.CanonOptions{Workers: workers})
+					y, err := x.Canonicalize(mem, coo.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					require.EqualValues(t, len(wc), y.NNZ())
 					gc, err := coo.Coords[int64](y)
@@ -301,7 +301,7 @@ func TestCanonicalizeReturnsCanonicalReceiver(t *testing.T) {
 	x, err := coo.FromSlices(mem, []int64{3}, []int8{0, 2}, coo.RowMajor, []float32{1, 2})
 	require.NoError(t, err)
 	defer x.Release()
-	y, err := x.Canonicalize(mem)
+	y, err := x.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	defer y.Release()
 	assert.Same(t, x, y)
@@ -314,7 +314,7 @@ func TestZeroD(t *testing.T) {
 	defer x.Release()
 	assert.False(t, x.IsCanonical())
 	assert.Equal(t, 3.5, coo.At[float64](x))
-	c, err := x.Canonicalize(mem)
+	c, err := x.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.EqualValues(t, 1, c.NNZ())
@@ -350,7 +350,7 @@ func TestBuilder(t *testing.T) {
 	assert.EqualValues(t, 0, b.Len())
 }
 
-// Seed 003's "user, movie, rating" table round-trips through a record batch.
+// The CSF tutorial's "user, movie, rating" table round-trips through a record batch.
 func TestRecordRoundTrip(t *testing.T) {
 	mem := testutil.Checked(t)
 	bld := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
@@ -365,7 +365,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
 
-	x, err := coo.FromRecord(mem, rec, []string{"user", "movie"}, "rating", nil, arrow.PrimitiveTypes.Int32)
+	x, err := coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "movie"}, ValueColumn: "rating", IndexType: arrow.PrimitiveTypes.Int32})
 	require.NoError(t, err)
 	defer x.Release()
 	assert.Equal(t, []int64{4, 6}, x.Shape())
@@ -391,14 +391,54 @@ func TestRecordRoundTrip(t *testing.T) {
 	defer out2.Release()
 	assert.Equal(t, []int32{0, 1, 1, 3, 2, 3, 4, 5}, out2.Column(1).(*array.Int32).Int32Values())
 
+	// The shape and the names come back from the schema metadata, even
+	// where the largest coordinates would say otherwise.
+	wide, err := coo.FromSlices(mem, []int64{10, 10}, []int32{0, 1, 2, 0}, coo.RowMajor, []float64{1, 2}, coo.WithDimNames("row", "col"))
+	require.NoError(t, err)
+	defer wide.Release()
+	wrec, err := wide.ToRecord(mem)
+	require.NoError(t, err)
+	defer wrec.Release()
+	back, err := coo.FromRecord(mem, wrec, coo.RecordOptions{})
+	require.NoError(t, err)
+	defer back.Release()
+	assert.Equal(t, []int64{10, 10}, back.Shape())
+	assert.Equal(t, []string{"row", "col"}, back.DimNames())
+	assert.Equal(t, 2.0, coo.At[float64](back, 2, 0))
+	unnamed, err := coo.FromSlices(mem, []int64{5, 7}, []int32{4, 6}, coo.RowMajor, []float64{3})
+	require.NoError(t, err)
+	defer unnamed.Release()
+	urec, err := unnamed.ToRecord(mem)
+	require.NoError(t, err)
+	defer urec.Release()
+	uback, err := coo.FromRecord(mem, urec, coo.RecordOptions{})
+	require.NoError(t, err)
+	defer uback.Release()
+	assert.Equal(t, []int64{5, 7}, uback.Shape())
+	assert.Nil(t, uback.DimNames())
+
+	// An empty table (whose arrays have no values buffer at all) is an
+	// empty tensor.
+	eb := array.NewRecordBuilder(mem, rec.Schema())
+	erec := eb.NewRecordBatch()
+	eb.Release()
+	defer erec.Release()
+	empty, err := coo.FromRecord(mem, erec, coo.RecordOptions{DimColumns: []string{"user", "movie"}, ValueColumn: "rating"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), empty.NNZ())
+	assert.Equal(t, []int64{0, 0}, empty.Shape())
+	empty.Release()
+
 	// Bad tables.
-	_, err = coo.FromRecord(mem, rec, []string{"user", "nope"}, "rating", nil, arrow.PrimitiveTypes.Int32)
+	_, err = coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "nope"}, ValueColumn: "rating", IndexType: arrow.PrimitiveTypes.Int32})
 	require.ErrorIs(t, err, arrow.ErrInvalid)
-	_, err = coo.FromRecord(mem, rec, []string{"user", "rating"}, "movie", nil, arrow.PrimitiveTypes.Int32)
+	assert.Contains(t, err.Error(), `"nope"`)
+	assert.Contains(t, err.Error(), `"user", "movie", "rating"`, "the error lists the columns the table has")
+	_, err = coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "rating"}, ValueColumn: "movie", IndexType: arrow.PrimitiveTypes.Int32})
 	require.ErrorIs(t, err, arrow.ErrType)
-	_, err = coo.FromRecord(mem, rec, []string{"user", "movie"}, "rating", []int64{4, 5}, arrow.PrimitiveTypes.Int32)
+	_, err = coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "movie"}, ValueColumn: "rating", Shape: []int64{4, 5}, IndexType: arrow.PrimitiveTypes.Int32})
 	require.ErrorIs(t, err, arrow.ErrIndex)
-	_, err = coo.FromRecord(mem, rec, []string{"user", "movie"}, "rating", nil, arrow.PrimitiveTypes.Uint64)
+	_, err = coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "movie"}, ValueColumn: "rating", IndexType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, arrow.ErrType)
 }
 
@@ -459,8 +499,11 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, arrow.ErrType)
 	_, err = coo.New(arrow.BinaryTypes.String, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 1)
 	require.ErrorIs(t, err, arrow.ErrType)
-	_, err = coo.New(f64, arrow.PrimitiveTypes.Int8, []int64{2, 600}, c8, coo.RowMajor, v8, 1)
-	require.ErrorIs(t, err, arrow.ErrType) // int8 cannot hold column 599
+	// An index type needs to hold only the coordinates stored, as in Arrow
+	// C++: int8 coordinates (0, 0) in a 2 × 600 shape are legal.
+	narrow, err := coo.New(f64, arrow.PrimitiveTypes.Int8, []int64{2, 600}, c8, coo.RowMajor, v8, 1)
+	require.NoError(t, err)
+	narrow.Release()
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.Layout(7), v8, 1)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	_, err = coo.New(f64, i64, []int64{2, 6}, c8, coo.RowMajor, v8, 1, coo.WithDimNames("x"))
@@ -468,7 +511,7 @@ func TestBadInput(t *testing.T) {
 	_, err = coo.New(f64, i64, []int64{2, 6}, nil, coo.RowMajor, v8, 1)
 	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
-	// A false canonical claim is rejected; under Trusted it is adopted.
+	// A false canonical claim is rejected; under WithTrusted it is adopted.
 	two := buf(32)
 	defer two.Release()
 	copy(core.MustSliceBytes[int64](two.Bytes()), []int64{1, 0, 0, 1})
@@ -476,7 +519,7 @@ func TestBadInput(t *testing.T) {
 	defer v16.Release()
 	_, err = coo.New(f64, i64, []int64{2, 2}, two, coo.RowMajor, v16, 2, coo.WithCanonicalClaim(true))
 	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
-	tr, err := coo.New(f64, i64, []int64{2, 2}, two, coo.RowMajor, v16, 2, coo.WithCanonicalClaim(true), coo.Trusted())
+	tr, err := coo.New(f64, i64, []int64{2, 2}, two, coo.RowMajor, v16, 2, coo.WithCanonicalClaim(true), coo.WithTrusted())
 	require.NoError(t, err)
 	assert.True(t, tr.IsCanonical())
 	require.ErrorIs(t, tr.Validate(), arrowsparse.ErrNotCanonical)
@@ -494,7 +537,7 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, arrow.ErrType)
 	assert.Panics(t, func() { coo.At[float64](ok, 2, 0) })
 	assert.Panics(t, func() { coo.At[float64](ok, 0) })
-	_, err = ok.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: 42})
+	_, err = ok.Canonicalize(mem, coo.ConvertOptions{Duplicates: 42})
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 
 	// A dense size that overflows cannot be densified.
@@ -508,14 +551,14 @@ func TestBadInput(t *testing.T) {
 func TestFromDenseStrided(t *testing.T) {
 	mem := testutil.Checked(t)
 	// A column-major 2×3 view: Arrow C++ gets this wrong (apache/arrow#47520).
-	buf := views.NewZeroedBuffer(mem, 6*8)
+	buf := core.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	// Column-major storage of [[0, 1.5, 0], [2.5, 0, 3.5]].
 	copy(core.MustSlice[float64](buf, 6), []float64{0, 2.5, 1.5, 0, 0, 3.5})
 	v, err := views.New(arrow.PrimitiveTypes.Float64, buf, 0, []int64{2, 3}, []int64{1, 2})
 	require.NoError(t, err)
 	defer v.Release()
-	x, err := coo.FromDense(mem, v, arrow.PrimitiveTypes.Int32)
+	x, err := coo.FromDense(mem, v, coo.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int32})
 	require.NoError(t, err)
 	defer x.Release()
 	c, _ := coo.Coords[int32](x)
@@ -525,11 +568,11 @@ func TestFromDenseStrided(t *testing.T) {
 
 	// Negative zero is zero, NaN is not.
 	copy(core.MustSlice[float64](buf, 6), []float64{math.Copysign(0, -1), math.NaN(), 0, 0, 0, 1})
-	y, err := coo.FromDense(mem, v, arrow.PrimitiveTypes.Int8)
+	y, err := coo.FromDense(mem, v, coo.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err)
 	defer y.Release()
 	assert.EqualValues(t, 2, y.NNZ())
-	_, err = coo.FromDense(mem, v, arrow.PrimitiveTypes.Uint64)
+	_, err = coo.FromDense(mem, v, coo.ConvertOptions{IndexType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, arrow.ErrType)
 }
 
@@ -549,14 +592,14 @@ func TestLongerBuffers(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Release()
 	assert.False(t, x.IsCanonical())
-	c, err := x.Canonicalize(mem)
+	c, err := x.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, float32(7), coo.At[float32](c, 0, 1))
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	assert.Equal(t, []float32{0, 7, 0, 0, 0, 5}, views.Data[float32](d.(*views.View)))
+	assert.Equal(t, []float32{0, 7, 0, 0, 0, 5}, testutil.ViewValues[float32](t, d.(*views.View)))
 	p, err := x.Permute(mem, 1, 0)
 	require.NoError(t, err)
 	defer p.Release()
@@ -584,7 +627,7 @@ func TestFromArrowTensor(t *testing.T) {
 		{[]int64{8, 16}, []int32{1, 0, 1, 1, 1, 2}, []float64{1.5, 2.5, 3.5}}, // column-major [[0 0 0] [1.5 2.5 3.5]]
 	} {
 		tn := tensor.NewFloat64(arr.Data(), []int64{2, 3}, c.strides, []string{"r", "c"})
-		x, err := coo.FromArrowTensor(mem, tn, arrow.PrimitiveTypes.Int32)
+		x, err := coo.FromArrowTensor(mem, tn, coo.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int32})
 		require.NoError(t, err)
 		got, _ := coo.Coords[int32](x)
 		vs, _ := coo.Values[float64](x)

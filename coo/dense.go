@@ -1,13 +1,14 @@
 package coo
 
 import (
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
+	"github.com/arrowsparse/arrowsparse/internal/strided"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -21,12 +22,14 @@ const chunk = 1024
 // arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
 func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	return t.ToView(mem, arrowsparse.SumDuplicates)
+	return t.ToView(mem, ConvertOptions{})
 }
 
-// ToView is ToDense with a duplicate policy, returning the *views.View.
-// arrowsparse.KeepLast gives what Arrow C++'s ToTensor gives for duplicates.
-func (t *Tensor) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.View, error) {
+// ToView is ToDense returning the *views.View, with duplicates combined
+// under o.Duplicates: arrowsparse.KeepLast gives what Arrow C++'s ToTensor
+// gives. The result must be released by the caller.
+func (t *Tensor) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, error) {
+	p := o.Duplicates
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -49,11 +52,12 @@ func (t *Tensor) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
 	dense, in := v.Buffer().Bytes(), valueBytes(t)
 	nd := len(t.shape)
-	cbuf := make([]int64, chunk*max(nd, 1))
-	pos := make([]int64, chunk)
+	step := core.ChunkEntries(nd, t.nnz)
+	cbuf := make([]int64, step*int64(max(nd, 1)))
+	pos := make([]int64, step)
 	dup := false
-	for lo := int64(0); lo < t.nnz; lo += chunk {
-		hi := min(lo+chunk, t.nnz)
+	for lo := int64(0); lo < t.nnz; lo += step {
+		hi := min(lo+step, t.nnz)
 		m := hi - lo
 		iop.Fill(t.matrix(), lo, hi, cbuf)
 		for j := range m {
@@ -75,12 +79,24 @@ func (t *Tensor) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.
 }
 
 // FromDense returns the canonical COO tensor of the non-zero elements of d,
-// with coordinates of type indexType, in buffers from mem. Negative zero
-// counts as zero; NaN counts as non-zero. Dim names are kept. Unlike Arrow
-// C++ (apache/arrow#47520), column-major and strided inputs convert
-// correctly. The result must be released by the caller.
-func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataType) (*Tensor, error) {
+// in buffers from mem. Negative zero counts as zero; NaN counts as
+// non-zero. Dim names are kept. The coordinates have type o.IndexType, or
+// by default the narrowest signed type that holds every coordinate of the
+// shape. Unlike Arrow C++ (apache/arrow#47520), column-major and strided
+// inputs convert correctly. src may be any arrowsparse.Dense; its layout is
+// checked as views.New checks one. The result must be released by the
+// caller.
+func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*Tensor, error) {
+	d, err := views.Of(src)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
 	shape := d.Shape()
+	indexType := o.IndexType
+	if indexType == nil {
+		indexType = arrowsparse.SmallestIndexType(maxCoord(shape))
+	}
 	if err := core.CheckIndexType(indexType); err != nil {
 		return nil, err
 	}
@@ -93,48 +109,25 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataTy
 	vop := vals.For(vt)
 	w := int64(arrowsparse.ByteWidth(vt))
 	data := d.Buffer().Bytes()
-	data = data[:int64(len(data))/w*w] // whole elements only
 	strides := d.ElemStrides()
 	nd := len(shape)
-	size, err := arrowsparse.NumElements(shape)
+	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
+	nnz, err := densescan.Precheck(d, int64(nd)*iw+vw, "coo")
 	if err != nil {
 		return nil, err
 	}
-	// rows walks the dense tensor as rows along the last axis.
+	off := d.ElemOffset()
 	rows := func(f func(outer []int64, start, n, stride int64)) {
-		if size == 0 {
+		if nnz == 0 {
 			return
 		}
-		if nd == 0 {
-			f(nil, d.ElemOffset(), 1, 1)
-			return
-		}
-		outer := make([]int64, nd-1)
-		start := d.ElemOffset()
-		last, ls := shape[nd-1], strides[nd-1]
-		for {
-			f(outer, start, last, ls)
-			k := nd - 2
-			for ; k >= 0; k-- {
-				outer[k]++
-				start += strides[k]
-				if outer[k] < shape[k] {
-					break
-				}
-				start -= outer[k] * strides[k]
-				outer[k] = 0
-			}
-			if k < 0 {
-				return
-			}
-		}
+		strided.Rows(shape, strides, off, func(outer []int64, start, n, stride int64) bool {
+			f(outer, start, n, stride)
+			return true
+		})
 	}
-	var nnz int64
-	rows(func(_ []int64, start, n, stride int64) { nnz += vop.CountNonzero(data, start, n, stride) })
-
-	iw, vw := int64(arrowsparse.ByteWidth(indexType)), w
-	cbuf := newBuffer(mem, nnz*int64(nd)*iw)
-	values := newBuffer(mem, nnz*vw)
+	cbuf := core.NewBuffer(mem, nnz*int64(nd)*iw)
+	values := core.NewBuffer(mem, nnz*vw)
 	iop := coords.For(indexType)
 	cb, vb := cbuf.Bytes(), values.Bytes()
 	var at int64
@@ -174,11 +167,20 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, indexType arrow.DataTy
 // of an arrow-go dense tensor, as FromDense does; the tensor's data is read
 // in place through a views.View (its byte strides must be multiples of the
 // element width). The result must be released by the caller.
-func FromArrowTensor(mem memory.Allocator, src tensor.Interface, indexType arrow.DataType) (*Tensor, error) {
-	v, err := views.FromTensor(src)
+func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOptions) (*Tensor, error) {
+	v, err := views.FromArrowTensor(src)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Release()
-	return FromDense(mem, v, indexType)
+	return FromDense(mem, v, o)
+}
+
+// maxCoord returns the largest coordinate of shape (at least 0).
+func maxCoord(shape []int64) int64 {
+	m := int64(0)
+	for _, n := range shape {
+		m = max(m, n-1)
+	}
+	return m
 }

@@ -10,15 +10,33 @@
 // dimension; what a table with one column per dimension gives). Entry i's
 // coordinate k is element i·ndim+k (RowMajor) or k·nnz+i (ColMajor). Both
 // layouts work everywhere. The values buffer holds nnz values of an Arrow
-// tensor value type, in entry order. Buffers may be longer than needed.
+// tensor value type, in entry order. Buffers may be longer than needed: a
+// tensor keeps exactly the bytes it uses, so nothing later reads the rest.
+// The index type needs to hold only the coordinates stored, as in Arrow
+// C++, not every coordinate of the shape.
 //
 // A tensor is canonical when its entries are sorted in row-major order of
 // their coordinates (the first coordinate most significant) with no two
 // entries at the same coordinates. The flag is computed when the tensor is
-// built, never taken on trust (except under the Trusted option, which says
-// what it skips). Canonicalize sorts and sums duplicates, as scipy,
-// pydata/sparse and PyTorch do; CanonicalizeWith chooses another duplicate
+// built, never taken on trust (except under the WithTrusted option, which
+// says what it skips). Canonicalize sorts and sums duplicates, as scipy,
+// pydata/sparse and PyTorch do; ConvertOptions.Duplicates chooses another
 // policy by name (arrowsparse.KeepLast is what Arrow C++'s densify does).
+//
+// # Options
+//
+// Conversions take a ConvertOptions whose zero value is the default:
+// Duplicates (summed), Workers (0: every core) and IndexType (nil: the
+// function's documented choice). The same fields, with the same meanings,
+// are in gcs.ConvertOptions and csf.ConvertOptions. Constructors over
+// existing buffers take functional options (WithDimNames,
+// WithCanonicalClaim, WithTrusted).
+//
+// # Tables
+//
+// ToRecord and FromRecord convert between a tensor and a record batch with
+// one column per dimension and a value column, keeping the shape and the
+// dim names in the schema metadata (TableMetadataKey).
 //
 // # Ownership
 //
@@ -40,17 +58,20 @@
 //
 // Constructors check types, shape, buffer sizes and alignment, and that
 // every coordinate lies inside the shape; failures return errors wrapping
-// arrow.ErrInvalid (arrowsparse.ErrShape, arrowsparse.ErrBufferSize, arrowsparse.ErrOverflow, …),
+// arrow.ErrInvalid (arrowsparse.ErrShape, ErrBufferSize, ErrOverflow, …),
 // arrow.ErrIndex (arrowsparse.ErrOutOfRange) or arrow.ErrType
-// (arrowsparse.ErrUnsupportedType). Accessors given a wrong rank, an index outside
-// the shape or the wrong Go type panic with an arrowsparse.PanicError, as slice
-// indexing does.
+// (arrowsparse.ErrUnsupportedType). A tensor a constructor accepted never
+// makes a later operation panic or allocate beyond what its data and the
+// output need. Accessors given a wrong rank, an index outside the shape or
+// the wrong Go type (At, All) panic with an arrowsparse.PanicError, as
+// slice indexing does; Coords and Values return an error for a wrong Go
+// type.
 //
 // # Concurrency
 //
 // A Tensor may be read by any number of goroutines. Canonicalize runs on as
-// many goroutines as GOMAXPROCS unless CanonOptions.Workers says otherwise;
-// its result does not depend on the number of workers. It is a parallel
-// radix sort for every shape and size (see CanonicalizeWith for its
+// many goroutines as GOMAXPROCS unless ConvertOptions.Workers says
+// otherwise; its result does not depend on the number of workers. It is a
+// parallel radix sort for every shape and size (see Canonicalize for its
 // memory), shapes of 2^64 elements or more included.
 package coo

@@ -1,7 +1,10 @@
 package coo
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -12,20 +15,85 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
-// FromRecord builds a tensor from a record batch in table form: one integer
-// column per dimension (named by dimCols, in dimension order) and one value
-// column (valueCol), one row per entry — the "user, movie, rating" table.
+// TableMetadataKey is the schema metadata key under which ToRecord keeps
+// what a table cannot say by itself: the shape, the dim names and which
+// columns hold what. Its value is a JSON object:
 //
-// shape gives the size of each dimension; if it is nil, each size is the
-// largest coordinate in its column plus one. Coordinates are stored with
-// indexType, column-major (one contiguous run per dimension), in buffers
-// from mem; the column names become the dimension names. Columns may have
-// any integer type, the value column any tensor value type. Nulls, negative
-// coordinates and coordinates outside shape are errors. The result must be
-// released by the caller.
-func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, valueCol string, shape []int64, indexType arrow.DataType) (*Tensor, error) {
-	if err := core.CheckIndexType(indexType); err != nil {
+//	{"shape": [10, 10], "dim_names": ["row", "col"] | null,
+//	 "dim_columns": ["row", "col"], "value_column": "value"}
+//
+// FromRecord reads it back, so that a tensor round-trips through a table
+// (and through IPC files and Parquet files that keep the schema metadata)
+// with its shape and names.
+const TableMetadataKey = "arrowsparse.coo_table"
+
+// tableMeta is the JSON of TableMetadataKey.
+type tableMeta struct {
+	Shape       []int64  `json:"shape"`
+	DimNames    []string `json:"dim_names"`
+	DimColumns  []string `json:"dim_columns"`
+	ValueColumn string   `json:"value_column"`
+}
+
+// RecordOptions say how FromRecord reads a table. The zero value reads
+// what ToRecord wrote: the columns, shape and names recorded under
+// TableMetadataKey, or, for a table without that metadata, a column named
+// "value" and every other column as a dimension, in order.
+type RecordOptions struct {
+	// DimColumns names the coordinate columns, in dimension order; they
+	// become the dimension names unless the metadata gives others.
+	DimColumns []string
+	// ValueColumn names the value column.
+	ValueColumn string
+	// Shape gives the size of each dimension. Without it, the shape is the
+	// one recorded in the metadata, or else the largest coordinate of each
+	// column plus one.
+	Shape []int64
+	// IndexType is the type of the coordinates; nil means the narrowest
+	// signed type that holds every coordinate of the shape.
+	IndexType arrow.DataType
+}
+
+// FromRecord builds a tensor from a record batch in table form: one integer
+// column per dimension and one value column, one row per entry (the
+// "user, movie, rating" table), as ToRecord writes it. Coordinates are
+// stored column-major (one contiguous run per dimension) in buffers from
+// mem. Columns may have any integer type, the value column any tensor value
+// type. Nulls, negative coordinates and coordinates outside the shape are
+// errors that name the column and row; a missing column is an error that
+// lists the columns the table has. The result must be released by the
+// caller.
+func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, o RecordOptions) (*Tensor, error) {
+	meta, err := readTableMeta(rec.Schema())
+	if err != nil {
 		return nil, err
+	}
+	dimCols, valueCol, names := o.DimColumns, o.ValueColumn, []string(nil)
+	namesFromMeta := false
+	if meta != nil {
+		if dimCols == nil {
+			dimCols, names, namesFromMeta = meta.DimColumns, meta.DimNames, true
+		}
+		if valueCol == "" {
+			valueCol = meta.ValueColumn
+		}
+	}
+	if valueCol == "" {
+		valueCol = "value"
+	}
+	if dimCols == nil {
+		for _, f := range rec.Schema().Fields() {
+			if f.Name != valueCol {
+				dimCols = append(dimCols, f.Name)
+			}
+		}
+	}
+	if names == nil && !namesFromMeta {
+		names = dimCols
+	}
+	shape := o.Shape
+	if shape == nil && meta != nil && len(meta.Shape) == len(dimCols) {
+		shape = meta.Shape
 	}
 	if shape != nil && len(shape) != len(dimCols) {
 		return nil, core.Errorf(arrowsparse.ErrShape, "coo: shape has %d dimensions but %d dimension columns are named", len(shape), len(dimCols))
@@ -33,7 +101,14 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 	column := func(name string) (arrow.Array, error) {
 		idx := rec.Schema().FieldIndices(name)
 		if len(idx) != 1 {
-			return nil, core.Errorf(arrowsparse.ErrShape, "coo: record batch has %d columns named %q, want 1", len(idx), name)
+			have := make([]string, 0, rec.NumCols())
+			for _, f := range rec.Schema().Fields() {
+				have = append(have, strconv.Quote(f.Name))
+			}
+			if len(idx) == 0 {
+				return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table has no column %q (its columns: %s)", name, strings.Join(have, ", "))
+			}
+			return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table has %d columns named %q, want 1", len(idx), name)
 		}
 		col := rec.Column(idx[0])
 		if col.NullN() > 0 {
@@ -47,7 +122,7 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 	}
 	vt := valArr.DataType()
 	if err := core.CheckValueType(vt); err != nil {
-		return nil, err
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: value column %q: %w", valueCol, err)
 	}
 	nnz := int64(rec.NumRows())
 	nd := len(dimCols)
@@ -78,27 +153,58 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, dimCols []string, v
 				return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is %d, outside [0, %d)", i, dimCols[k], v, shape[k])
 			}
 		}
-		if shape[k]-1 > arrowsparse.IndexMax(indexType) && nnz > 0 {
-			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, shape[k])
+	}
+	indexType := o.IndexType
+	if indexType == nil {
+		indexType = arrowsparse.SmallestIndexType(maxCoord(shape))
+	}
+	if err := core.CheckIndexType(indexType); err != nil {
+		return nil, err
+	}
+	for k, c := range cols {
+		for i, v := range c {
+			if v > arrowsparse.IndexMax(indexType) {
+				return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: row %d of column %q is %d, which index type %s cannot hold", i, dimCols[k], v, indexType)
+			}
 		}
 	}
 	iop := coords.For(indexType)
-	cb := newBuffer(mem, nnz*int64(nd)*int64(arrowsparse.ByteWidth(indexType)))
+	cb := core.NewBuffer(mem, nnz*int64(nd)*int64(arrowsparse.ByteWidth(indexType)))
 	for k, c := range cols {
 		iop.Put(cb.Bytes(), int64(k)*nnz, c)
 	}
 	vw := int64(arrowsparse.ByteWidth(vt))
-	vb := newBuffer(mem, nnz*vw)
-	off := int64(valArr.Data().Offset())
-	copy(vb.Bytes(), valArr.Data().Buffers()[1].Bytes()[off*vw:(off+nnz)*vw])
-	cfg := config{names: dimCols}
-	t, err := newUnretained(vt, indexType, shape, cb, ColMajor, vb, nnz, &cfg)
+	vb := core.NewBuffer(mem, nnz*vw)
+	if nnz > 0 {
+		off := int64(valArr.Data().Offset())
+		copy(vb.Bytes(), valArr.Data().Buffers()[1].Bytes()[off*vw:(off+nnz)*vw])
+	}
+	cfg := config{names: names}
+	t, err := adopt(vt, indexType, shape, cb, ColMajor, vb, nnz, &cfg)
 	if err != nil {
 		cb.Release()
 		vb.Release()
 		return nil, err
 	}
 	return t, nil
+}
+
+// readTableMeta returns the metadata ToRecord wrote, or nil if there is
+// none.
+func readTableMeta(s *arrow.Schema) (*tableMeta, error) {
+	md := s.Metadata()
+	i := md.FindKey(TableMetadataKey)
+	if i < 0 {
+		return nil, nil
+	}
+	var m tableMeta
+	if err := json.Unmarshal([]byte(md.Values()[i]), &m); err != nil {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "coo: the table's %s metadata is not valid JSON: %v", TableMetadataKey, err)
+	}
+	if m.DimNames != nil && len(m.DimNames) != len(m.DimColumns) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table's %s metadata has %d dim names for %d dimension columns", TableMetadataKey, len(m.DimNames), len(m.DimColumns))
+	}
+	return &m, nil
 }
 
 // int64Column reads an integer column into a new []int64, rejecting
@@ -144,11 +250,14 @@ func convert[E int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](
 }
 
 // ToRecord returns the tensor in table form: one column per dimension,
-// named after the dimension (or "dim0", "dim1", … without names), holding
+// named after the dimension (or "dim0", "dim1", … without names, and made
+// unique when names repeat or one is "value"), holding
 // the coordinates with the index type, and a column "value". Entries keep
-// their storage order. For a column-major tensor the columns are slices of
-// the tensor's buffers (no copy); otherwise the coordinates are transposed
-// into a buffer from mem first. The record must be released by the caller.
+// their storage order. The schema metadata keeps the shape and the dim
+// names under TableMetadataKey, for FromRecord. For a column-major tensor
+// the columns are slices of the tensor's buffers (no copy); otherwise the
+// coordinates are transposed into a buffer from mem first. The record must
+// be released by the caller.
 func (t *Tensor) ToRecord(mem memory.Allocator) (arrow.RecordBatch, error) {
 	ct := t
 	if t.layout != ColMajor && t.nnz > 1 && len(t.shape) > 1 {
@@ -170,17 +279,31 @@ func (t *Tensor) ToRecord(mem memory.Allocator) (arrow.RecordBatch, error) {
 	}()
 	iw := int64(arrowsparse.ByteWidth(t.indexType))
 	vw := int64(arrowsparse.ByteWidth(t.valueType))
+	used := map[string]bool{"value": true}
 	for k := range nd {
 		name := fmt.Sprintf("dim%d", k)
 		if t.names != nil && t.names[k] != "" {
 			name = t.names[k]
 		}
+		for i := 1; used[name]; i++ { // column names must be unique
+			name = fmt.Sprintf("dim%d_%d", k, i)
+		}
+		used[name] = true
 		fields[k] = arrow.Field{Name: name, Type: t.indexType}
 		cols[k] = sliceArray(t.indexType, ct.coords, int64(k)*t.nnz*iw, t.nnz*iw, t.nnz)
 	}
 	fields[nd] = arrow.Field{Name: "value", Type: t.valueType}
 	cols[nd] = sliceArray(t.valueType, t.values, 0, t.nnz*vw, t.nnz)
-	schema := arrow.NewSchema(fields, nil)
+	meta := tableMeta{Shape: t.shape, DimNames: t.names, DimColumns: make([]string, nd), ValueColumn: "value"}
+	for k := range nd {
+		meta.DimColumns[k] = fields[k].Name
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	md := arrow.NewMetadata([]string{TableMetadataKey}, []string{string(js)})
+	schema := arrow.NewSchema(fields, &md)
 	return array.NewRecordBatch(schema, cols, t.nnz), nil
 }
 

@@ -1,6 +1,7 @@
 package coo
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,6 +10,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Layout is the memory order of the nnz × ndim coordinate matrix.
@@ -50,146 +52,117 @@ type Tensor struct {
 	claimedNot bool
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
-
-// Option configures New.
-type Option func(*config)
-
-type config struct {
-	names    []string
-	claim    int8 // 0 no claim, 1 claims canonical, -1 claims not canonical
-	trusted  bool
-	noRetain bool
-}
-
-// WithDimNames sets the dimension names: one per dimension, or none.
-func WithDimNames(names ...string) Option {
-	return func(c *config) { c.names = names }
-}
-
-// WithCanonicalClaim records what the producer of the data claims about its
-// order, such as the isCanonical flag of an IPC message. New checks a true
-// claim and returns an error wrapping arrowsparse.ErrNotCanonical if it is false; a
-// false claim is not an error (the flag is computed either way). Under
-// Trusted, the claim is adopted without a check.
-func WithCanonicalClaim(canonical bool) Option {
-	return func(c *config) {
-		c.claim = -1
-		if canonical {
-			c.claim = 1
-		}
-	}
-}
-
-// Trusted skips the O(nnz) checks of New: coordinates are not checked
-// against the shape, and the canonical flag is the claim made with
-// WithCanonicalClaim (false without one) instead of being computed. Buffer
-// sizes, types and the shape are still checked, so no access can go outside
-// a buffer; but a coordinate outside the shape makes ToDense and At panic.
-// Use it only for data this process wrote itself or otherwise trusts, and
-// call Validate when in doubt.
-func Trusted() Option {
-	return func(c *config) { c.trusted = true }
-}
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // New returns a tensor over existing Arrow buffers, without copying them.
 //
 // coords holds the nnz × ndim coordinate matrix in the given layout, as
 // values of indexType; values holds nnz values of valueType. Buffers may be
-// longer than needed (IPC pads them). New retains both buffers; the caller
-// keeps its own references. A nil buffer is allowed where zero bytes are
-// needed.
+// longer than needed (IPC pads them): the tensor keeps exactly the bytes
+// it needs, and nothing later reads the rest. New retains both buffers; the
+// caller keeps its own references. A nil buffer is allowed where zero bytes
+// are needed.
 //
 // New checks the types, the shape, the dim names, the buffer sizes and
-// alignment, and (unless Trusted) that every coordinate lies inside the
-// shape; it computes the canonical flag. Any failure returns an error
-// wrapping arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType. The returned
-// tensor must be released by the caller.
+// alignment, and (unless WithTrusted) that every coordinate lies inside the
+// shape; it computes the canonical flag. The index type needs to hold only
+// the coordinates stored, not every coordinate of the shape. Any failure
+// returns an error wrapping arrow.ErrInvalid, arrow.ErrIndex or
+// arrow.ErrType. The returned tensor must be released by the caller.
 func New(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, opts ...Option) (*Tensor, error) {
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
-	t, err := newUnretained(valueType, indexType, shape, coords, layout, values, nnz, &cfg)
-	if err != nil {
-		return nil, err
+	for _, b := range []*memory.Buffer{coords, values} {
+		if b != nil {
+			b.Retain()
+		}
 	}
-	if !cfg.noRetain {
-		if coords != nil {
-			coords.Retain()
+	t, err := adopt(valueType, indexType, shape, coords, layout, values, nnz, &cfg)
+	if err != nil {
+		for _, b := range []*memory.Buffer{coords, values} {
+			if b != nil {
+				b.Release()
+			}
 		}
-		if values != nil {
-			values.Retain()
-		}
+		return nil, err
 	}
 	return t, nil
 }
 
-// newUnretained checks and builds a tensor that takes over the caller's
-// references to the buffers (used by constructors that allocate).
-func newUnretained(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, cfg *config) (*Tensor, error) {
-	if err := core.CheckValueType(valueType); err != nil {
-		return nil, err
-	}
-	if err := core.CheckIndexType(indexType); err != nil {
-		return nil, err
-	}
-	if err := core.CheckShape(shape); err != nil {
-		return nil, err
-	}
-	if err := core.CheckDimNames(cfg.names, len(shape)); err != nil {
-		return nil, err
-	}
-	if layout != RowMajor && layout != ColMajor {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "coo: unknown coordinate layout %d", layout)
-	}
-	if nnz < 0 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "coo: negative number of stored values %d", nnz)
-	}
-	ndim := int64(len(shape))
-	ncoord, ok := core.MulInt64(nnz, ndim)
-	if !ok {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", nnz, ndim)
-	}
-	if err := core.CheckBuffer(coords, ncoord, indexType, "coo: coordinate"); err != nil {
-		return nil, err
-	}
-	if err := core.CheckBuffer(values, nnz, valueType, "coo: value"); err != nil {
-		return nil, err
-	}
-	// An index type must hold every coordinate: a dimension up to
-	// IndexMax+1 is fine, since coordinates are below the size.
-	if nnz > 0 {
-		for k, d := range shape {
-			if d-1 > arrowsparse.IndexMax(indexType) {
-				return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: index type %s cannot hold coordinates of dimension %d (size %d)", indexType, k, d)
-			}
-		}
-	}
+// adopt checks and builds a tensor that takes over the caller's references
+// to the buffers when it succeeds (constructors that allocate use it
+// directly). On error the references stay with the caller.
+func adopt(valueType, indexType arrow.DataType, shape []int64, coords *memory.Buffer, layout Layout, values *memory.Buffer, nnz int64, cfg *config) (*Tensor, error) {
 	t := &Tensor{
 		valueType: valueType,
 		indexType: indexType,
 		shape:     append([]int64(nil), shape...),
-		names:     core.CloneDimNames(cfg.names),
 		nnz:       nnz,
 		layout:    layout,
 		coords:    coords,
 		values:    values,
 	}
-	t.refCount.Store(1)
+	if err := t.checkLayout(cfg.names); err != nil {
+		return nil, err
+	}
+	t.names = core.CloneDimNames(cfg.names)
 	t.claimedNot = cfg.claim < 0
 	if cfg.trusted {
 		t.canonical = cfg.claim > 0
-		return t, nil
+	} else {
+		if err := t.checkBounds(); err != nil {
+			return nil, err
+		}
+		t.canonical = t.detectCanonical()
+		if cfg.claim > 0 && !t.canonical {
+			return nil, core.Errorf(arrowsparse.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
+		}
 	}
-	if err := t.checkBounds(); err != nil {
-		return nil, err
-	}
-	t.canonical = t.detectCanonical()
-	if cfg.claim > 0 && !t.canonical {
-		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "coo: data claims canonical order but its coordinates are not sorted without duplicates")
-	}
+	nd := int64(len(shape))
+	core.AdoptExact(&t.coords, nnz*nd*int64(arrowsparse.ByteWidth(indexType)))
+	core.AdoptExact(&t.values, nnz*int64(arrowsparse.ByteWidth(valueType)))
+	t.refCount.Store(1)
 	return t, nil
+}
+
+// checkLayout runs the O(ndim) checks: types, shape, names, layout, and
+// buffers large enough and aligned for nnz entries.
+func (t *Tensor) checkLayout(names []string) error {
+	if err := core.CheckValueType(t.valueType); err != nil {
+		return err
+	}
+	if err := core.CheckIndexType(t.indexType); err != nil {
+		return err
+	}
+	if err := core.CheckShape(t.shape); err != nil {
+		return err
+	}
+	if err := core.CheckDimNames(names, len(t.shape)); err != nil {
+		return err
+	}
+	if t.layout != RowMajor && t.layout != ColMajor {
+		return core.Errorf(arrowsparse.ErrStructure, "coo: unknown coordinate layout %d", t.layout)
+	}
+	if t.nnz < 0 {
+		return core.Errorf(arrowsparse.ErrShape, "coo: negative number of stored values %d", t.nnz)
+	}
+	ndim := int64(len(t.shape))
+	ncoord, ok := core.MulInt64(t.nnz, ndim)
+	if !ok {
+		return core.Errorf(arrowsparse.ErrOverflow, "coo: %d entries × %d dimensions overflow int64", t.nnz, ndim)
+	}
+	if err := core.CheckBuffer(t.coords, ncoord, t.indexType, "coo: coordinate"); err != nil {
+		return err
+	}
+	if err := core.CheckBuffer(t.values, t.nnz, t.valueType, "coo: value"); err != nil {
+		return err
+	}
+	if t.nnz > 0 && slices.Contains(t.shape, 0) {
+		return core.Errorf(arrowsparse.ErrOutOfRange, "coo: %d entries in a shape %v without elements", t.nnz, t.shape)
+	}
+	return nil
 }
 
 // Retain increases the reference count by 1.
@@ -200,7 +173,9 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // When the reference count goes to zero, the buffers are released.
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
-	if t.refCount.Add(-1) == 0 {
+	n := t.refCount.Add(-1)
+	debug.Assert(n >= 0, "coo: too many releases of a Tensor")
+	if n == 0 {
 		if t.coords != nil {
 			t.coords.Release()
 		}
@@ -239,7 +214,7 @@ func (t *Tensor) Layout() Layout { return t.layout }
 
 // IsCanonical reports whether the entries are sorted in row-major order of
 // their coordinates without duplicates. The flag is computed by New (or
-// claimed under Trusted).
+// claimed under WithTrusted).
 func (t *Tensor) IsCanonical() bool { return t.canonical }
 
 // CanonicalFlag returns the canonical flag to record when the tensor is
@@ -256,6 +231,12 @@ func (t *Tensor) CoordsBuffer() *memory.Buffer { return t.coords }
 
 // ValuesBuffer returns the value buffer, sharing memory like CoordsBuffer.
 func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.values }
+
+// ValueBytes returns the bytes of the NNZ values, in storage order, as the
+// little-endian bytes of DataType(). It aliases the tensor's memory: the
+// tensor must outlive it. It is the arrowsparse.Sparse accessor for code
+// that learns the value type only at run time.
+func (t *Tensor) ValueBytes() []byte { return t.values.Bytes() }
 
 // Coords returns the coordinate matrix as a []I of length nnz·ndim that
 // aliases the buffer (see Layout for the order). It returns an error
@@ -288,14 +269,18 @@ func (t *Tensor) Coord(i int64, k int) int64 {
 
 // Validate runs the full check: types, buffer sizes, every coordinate inside
 // the shape, and a canonical flag that is true. It is what New does without
-// Trusted, for tensors built with Trusted.
+// WithTrusted, for tensors built with WithTrusted.
 func (t *Tensor) Validate() error {
-	cfg := config{names: t.names, noRetain: true}
-	if t.canonical {
-		cfg.claim = 1
+	if err := t.checkLayout(t.names); err != nil {
+		return err
 	}
-	_, err := newUnretained(t.valueType, t.indexType, t.shape, t.coords, t.layout, t.values, t.nnz, &cfg)
-	return err
+	if err := t.checkBounds(); err != nil {
+		return err
+	}
+	if t.canonical && !t.detectCanonical() {
+		return core.Errorf(arrowsparse.ErrNotCanonical, "coo: the tensor claims canonical order but its coordinates are not sorted without duplicates")
+	}
+	return nil
 }
 
 // checkBounds verifies that every coordinate lies inside the shape.

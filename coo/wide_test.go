@@ -9,7 +9,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // wideSizes cross the sort's thresholds: insertion-sorted buckets (≤ 48),
@@ -70,12 +70,12 @@ func TestCanonicalizeWideKeys(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					x, tu := testutil.RandomTuples(t, mem, r, shape, n, layout, it, vt, 3, 1+trial%4)
 					defer x.Release()
-					y, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: p, Workers: workers})
+					y, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: p, Workers: workers})
 					require.NoError(t, err)
 					defer y.Release()
 					wc, wv := tu.Canonical(p, nil)
 					checkCanonical(t, y, wc, wv)
-					z, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.RejectDuplicates, Workers: workers})
+					z, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates, Workers: workers})
 					if len(wc) < n {
 						require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
 					} else {

@@ -24,10 +24,11 @@ func All[T arrowsparse.Value](t *Tensor) iter.Seq2[[]int64, T] {
 		nl := len(t.levels)
 		w := newWalker(t)
 		w.seek(lo)
-		buf := make([]int64, chunk*nl)
+		step := core.ChunkEntries(nl, hi-lo)
+		buf := make([]int64, step*int64(nl))
 		out := make([]int64, nl)
-		for a := lo; a < hi; a += chunk {
-			b := min(a+chunk, hi)
+		for a := lo; a < hi; a += step {
+			b := min(a+step, hi)
 			w.fill(a, b, buf)
 			for j := range b - a {
 				row := buf[j*int64(nl) : (j+1)*int64(nl)]

@@ -47,15 +47,15 @@ func TestAssemblyMatchesGo(t *testing.T) {
 	}()
 	// Every pair of indptr and indices types the kernels read in place.
 	for _, types := range [][2]arrow.DataType{{i64, i64}, {i32, i32}, {i64, i32}, {i32, i64}} {
-		o := ConvertOptions{AxisOrder: []int{0, 2, 1, 3}, IndptrTypes: []arrow.DataType{types[0], types[0], types[0]},
-			IndicesTypes: []arrow.DataType{types[1], types[1], types[1], types[1]}}
+		o := ConvertOptions{AxisOrder: []int{0, 2, 1, 3}, LevelIndptrTypes: []arrow.DataType{types[0], types[0], types[0]},
+			LevelIndexTypes: []arrow.DataType{types[1], types[1], types[1], types[1]}}
 		c4, err := FromCOO(mem, x, o)
 		require.NoError(t, err)
 		sub := c4.Sub(3) // a 3-level tree over dimensions 1, 2, 3
 		c4.Release()
-		x3, err := sub.ToCOO(mem)
+		x3, err := sub.ToCOO(mem, ConvertOptions{})
 		require.NoError(t, err)
-		o.AxisOrder, o.IndptrTypes, o.IndicesTypes = []int{2, 1, 0}, o.IndptrTypes[:2], o.IndicesTypes[:3]
+		o.AxisOrder, o.LevelIndptrTypes, o.LevelIndexTypes = []int{2, 1, 0}, o.LevelIndptrTypes[:2], o.LevelIndexTypes[:3]
 		full, err := FromCOO(mem, x3, o)
 		require.NoError(t, err)
 		x3.Release()
@@ -75,9 +75,9 @@ func TestAssemblyMatchesGo(t *testing.T) {
 				for _, workers := range []int{1, 2} {
 					got := make([]float64, sh[mode]*int64(rank))
 					want := make([]float64, len(got))
-					require.NoError(t, MTTKRP(tt, mode, f, rank, got, KernelOptions{Workers: workers}))
+					require.NoError(t, MTTKRP(got, tt, mode, f, rank, KernelOptions{Workers: workers}))
 					hasAVX = false
-					err := MTTKRP(tt, mode, f, rank, want, KernelOptions{Workers: workers})
+					err := MTTKRP(want, tt, mode, f, rank, KernelOptions{Workers: workers})
 					hasAVX = true
 					require.NoError(t, err)
 					for j := range want {
@@ -128,7 +128,7 @@ func TestMTTKRPPartitions(t *testing.T) {
 					privateBudget = budget
 					for _, workers := range []int{1, 2, 3, 8} {
 						got := make([]float64, shape[mode]*int64(rank))
-						require.NoError(t, MTTKRP(c, mode, f, rank, got, KernelOptions{Workers: workers}))
+						require.NoError(t, MTTKRP(got, c, mode, f, rank, KernelOptions{Workers: workers}))
 						if results[s] == nil {
 							results[s] = got
 							continue

@@ -11,10 +11,10 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
-// handBuilt holds the seed 003 tensor as the Go slices of its levels, to be
+// handBuilt holds the the CSF tutorial tensor as the Go slices of its levels, to be
 // spoilt one way or another and handed to New.
 type handBuilt struct {
 	shape   []int64
@@ -25,7 +25,7 @@ type handBuilt struct {
 	nnz     int64
 }
 
-func seed003Levels() handBuilt {
+func csfTutorialLevels() handBuilt {
 	return handBuilt{
 		shape:   []int64{3, 3, 3, 4},
 		order:   []int{0, 1, 2, 3},
@@ -45,7 +45,7 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 	for l, ix := range h.indices {
 		b := testutil.BufferOf(mem, ix)
 		bufs = append(bufs, b)
-		level := csf.Level{Indices: b, IndicesType: i32, Len: int64(len(ix))}
+		level := csf.Level{Indices: b, IndexType: i32, Len: int64(len(ix))}
 		if lens != nil {
 			level.Len = lens[l]
 		}
@@ -66,7 +66,7 @@ func (h handBuilt) build(t *testing.T, mem memory.Allocator, lens []int64, opts 
 
 func TestNewAdoptsBuffers(t *testing.T) {
 	mem := testutil.Checked(t)
-	h := seed003Levels()
+	h := csfTutorialLevels()
 	x, err := h.build(t, mem, nil, csf.WithDimNames("i", "j", "k", "l"))
 	require.NoError(t, err)
 	defer x.Release()
@@ -77,7 +77,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	assert.True(t, x.IsCompact())
 	// IndexBytes: indptr 3+4+5 int32, indices 2+3+4+8 int32.
 	assert.EqualValues(t, 4*(3+4+5)+4*(2+3+4+8), x.IndexBytes())
-	c := seed003(t, mem)
+	c := csfTutorial(t, mem)
 	defer c.Release()
 	y, err := csf.FromCOO(mem, c, csf.ConvertOptions{})
 	require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := seed003Levels()
+			h := csfTutorialLevels()
 			lens := tc.spoil(&h)
 			x, err := h.build(t, mem, lens, tc.opts...)
 			require.ErrorIs(t, err, tc.want)
@@ -167,7 +167,7 @@ func TestBadInput(t *testing.T) {
 	}
 
 	// Indices that increase across a node boundary are fine.
-	h := seed003Levels()
+	h := csfTutorialLevels()
 	x, err := h.build(t, mem, nil)
 	require.NoError(t, err)
 	x.Release()
@@ -175,19 +175,19 @@ func TestBadInput(t *testing.T) {
 	// Trusted skips the content checks but not the end points; Validate
 	// finds what it skipped.
 	h.indptr[2] = []int32{0, 2, 1, 5, 8}
-	x, err = h.build(t, mem, nil, csf.Trusted())
+	x, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrStructure)
 	x.Release()
-	h = seed003Levels()
+	h = csfTutorialLevels()
 	h.indices[3][0] = 9
-	x, err = h.build(t, mem, nil, csf.Trusted())
+	x, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.NoError(t, err)
 	require.ErrorIs(t, x.Validate(), arrowsparse.ErrOutOfRange)
 	x.Release()
-	h = seed003Levels()
+	h = csfTutorialLevels()
 	h.indptr[1] = []int32{0, 1, 3, 3}
-	_, err = h.build(t, mem, nil, csf.Trusted())
+	_, err = h.build(t, mem, nil, csf.WithTrusted())
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
 	// Types, alignment, rank.
@@ -197,7 +197,7 @@ func TestBadInput(t *testing.T) {
 	defer pb.Release()
 	vb := testutil.BufferOf(mem, []float64{1, 2})
 	defer vb.Release()
-	good := []csf.Level{{Indices: ib, IndicesType: i64, Indptr: pb, IndptrType: i64, Len: 2}, {Indices: ib, IndicesType: i64, Len: 2}}
+	good := []csf.Level{{Indices: ib, IndexType: i64, Indptr: pb, IndptrType: i64, Len: 2}, {Indices: ib, IndexType: i64, Len: 2}}
 	x, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, good, vb, 2)
 	require.NoError(t, err)
 	x.Release()
@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 	_, err = csf.New(arrow.BinaryTypes.String, []int64{2, 2}, []int{0, 1}, good, vb, 2)
 	require.ErrorIs(t, err, arrow.ErrType)
 	bad := append([]csf.Level(nil), good...)
-	bad[0].IndicesType = arrow.PrimitiveTypes.Uint64
+	bad[0].IndexType = arrow.PrimitiveTypes.Uint64
 	_, err = csf.New(f64, []int64{2, 2}, []int{0, 1}, bad, vb, 2)
 	require.ErrorIs(t, err, arrow.ErrType)
 	bad = append([]csf.Level(nil), good...)
@@ -232,22 +232,22 @@ func TestBadInput(t *testing.T) {
 	defer y.Release()
 	_, err = y.ToDense(mem)
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
-	c := seed003(t, mem)
+	c := csfTutorial(t, mem)
 	defer c.Release()
 	for _, o := range []csf.ConvertOptions{
 		{AxisOrder: []int{0, 1, 2}},
 		{AxisOrder: []int{0, 1, 2, 2}},
 		{IndexType: arrow.PrimitiveTypes.Uint64},
-		{IndicesTypes: []arrow.DataType{i8, i8}},
-		{IndptrTypes: []arrow.DataType{i8, i8, i8, i8}},
-		{IndptrTypes: []arrow.DataType{i8, f64, i8}},
+		{LevelIndexTypes: []arrow.DataType{i8, i8}},
+		{LevelIndptrTypes: []arrow.DataType{i8, i8, i8, i8}},
+		{LevelIndptrTypes: []arrow.DataType{i8, f64, i8}},
 		{Duplicates: 42},
 	} {
 		_, err = csf.FromCOO(mem, c, o)
 		require.Error(t, err, "%+v", o)
 	}
 	ok, err := csf.FromCOO(mem, c, csf.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
-	require.NoError(t, err) // seed 003 has no duplicates
+	require.NoError(t, err) // the CSF tutorial has no duplicates
 	ok.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 2}, []int8{0, 1, 0, 1}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)
@@ -265,7 +265,7 @@ func TestBadInput(t *testing.T) {
 	defer wide.Release()
 	_, err = csf.FromCOO(mem, wide, csf.ConvertOptions{IndexType: i8})
 	require.ErrorIs(t, err, arrow.ErrType)
-	z, err := csf.FromCOO(mem, wide, csf.ConvertOptions{IndicesTypes: []arrow.DataType{u8, i16}, IndptrTypes: []arrow.DataType{u8}})
+	z, err := csf.FromCOO(mem, wide, csf.ConvertOptions{LevelIndexTypes: []arrow.DataType{u8, i16}, LevelIndptrTypes: []arrow.DataType{u8}})
 	require.NoError(t, err)
 	defer z.Release()
 	_, err = z.WithIndexTypes(mem, nil, i8)

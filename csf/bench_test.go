@@ -8,8 +8,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
 
 // BenchmarkFromCOO converts the shared unsorted 10M-entry tensor (b_tensor3d
@@ -18,7 +19,7 @@ import (
 // with compressed_axes [0, 1] on the same unsorted data (coo_to_gcxs_c01_nocanon).
 // It reports the CSF and COO index sizes.
 //
-// The other 10M-entry tensors of internal/benchdata.Tensors (10^6 per mode,
+// The other 10M-entry tensors of internal/testing/benchdata.Tensors (10^6 per mode,
 // delicious-4d beyond 64-bit linear indices, nell-2) run the same way.
 func BenchmarkFromCOO(b *testing.B) {
 	for _, w := range benchdata.Tensors {
@@ -62,7 +63,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Release()
-	sorted, err := x.Canonicalize(mem)
+	sorted, err := x.Canonicalize(mem, coo.ConvertOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 			b.Run(fmt.Sprintf(name, "csf"), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := csf.MTTKRP(c, mode, f, rank, out, csf.KernelOptions{Workers: workers}); err != nil {
+					if err := csf.MTTKRP(out, c, mode, f, rank, csf.KernelOptions{Workers: workers}); err != nil {
 						b.Fatal(err)
 					}
 				}

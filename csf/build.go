@@ -348,10 +348,10 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 		if l == nl-1 && leaf != nil {
 			idx[l] = leaf
 		} else {
-			idx[l] = newBuffer(mem, counts[l]*int64(arrowsparse.ByteWidth(s.idxTypes[l])))
+			idx[l] = core.NewBuffer(mem, counts[l]*int64(arrowsparse.ByteWidth(s.idxTypes[l])))
 		}
 		if l < nl-1 {
-			ptr[l] = newBuffer(mem, (counts[l]+1)*int64(arrowsparse.ByteWidth(s.ptrTypes[l])))
+			ptr[l] = core.NewBuffer(mem, (counts[l]+1)*int64(arrowsparse.ByteWidth(s.ptrTypes[l])))
 		}
 	}
 	b.fill(idx, ptr, s.idxTypes, s.ptrTypes)
@@ -384,6 +384,6 @@ func assemble(mem memory.Allocator, s *buildSpec, b *builder, values, leaf *memo
 // empty returns a tensor with no values.
 func empty(mem memory.Allocator, s *buildSpec) *Tensor {
 	b := newBuilder(s.levelSizes(), 0, 1)
-	t, _ := assemble(mem, s, b, newBuffer(mem, 0), nil)
+	t, _ := assemble(mem, s, b, core.NewBuffer(mem, 0), nil)
 	return t
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
@@ -20,11 +21,13 @@ import (
 // arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
 func (t *Tensor) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	return t.ToView(mem)
+	return t.ToView(mem, ConvertOptions{})
 }
 
-// ToView is ToDense returning the *views.View.
-func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
+// ToView is ToDense returning the *views.View. A CSF tensor has no
+// duplicates, so o.Duplicates does not apply. The result must be released
+// by the caller.
+func (t *Tensor) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, error) {
 	size, err := arrowsparse.NumElements(t.shape)
 	if err != nil {
 		return nil, err
@@ -50,10 +53,11 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 	dense, in := v.Buffer().Bytes(), t.values.Bytes()
 	w := newWalker(t)
 	w.seek(lo)
-	buf := make([]int64, chunk*nl)
-	pos := make([]int64, chunk)
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
+	step := core.ChunkEntries(nl, hi-lo)
+	buf := make([]int64, step*int64(nl))
+	pos := make([]int64, step)
+	for a := lo; a < hi; a += step {
+		b := min(a+step, hi)
 		w.fill(a, b, buf)
 		for j := range b - a {
 			var q int64
@@ -69,30 +73,40 @@ func (t *Tensor) ToView(mem memory.Allocator) (*views.View, error) {
 
 // ToCOO returns the tensor as a COO tensor with row-major coordinates, in
 // tree order. The coordinates are copied into a buffer from mem, with the
-// indices type of the levels that holds the largest values (every
-// coordinate fits it); the values buffer is shared. The result is canonical
-// when the axis order is 0, 1, …, ndim-1, the only order in which tree
-// order is row-major order. The result must be released by the caller.
-func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
+// type o.IndexType or by default the index type of the levels that holds
+// the largest values (every coordinate fits it); the values buffer is
+// shared. The result is canonical when the axis order is 0, 1, …, ndim-1,
+// the only order in which tree order is row-major order. The result must
+// be released by the caller.
+func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
 	it := t.levels[0].idxType
 	for _, lv := range t.levels[1:] {
 		if arrowsparse.IndexMax(lv.idxType) > arrowsparse.IndexMax(it) {
 			it = lv.idxType
 		}
 	}
+	if o.IndexType != nil && !arrow.TypeEqual(o.IndexType, it) {
+		c, err := t.ToCOO(mem, ConvertOptions{})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return c.WithIndexType(mem, o.IndexType)
+	}
 	nl := len(t.levels)
 	iw := int64(arrowsparse.ByteWidth(it))
-	cb := newBuffer(mem, t.nnz*int64(nl)*iw)
+	cb := core.NewBuffer(mem, t.nnz*int64(nl)*iw)
 	defer cb.Release()
 	lo, hi := t.leafRange()
 	if lo < hi {
 		iop := coords.For(it)
 		w := newWalker(t)
 		w.seek(lo)
-		buf := make([]int64, chunk*nl)
-		row := make([]int64, chunk*nl)
-		for a := lo; a < hi; a += chunk {
-			b := min(a+chunk, hi)
+		step := core.ChunkEntries(nl, hi-lo)
+		buf := make([]int64, step*int64(nl))
+		row := make([]int64, step*int64(nl))
+		for a := lo; a < hi; a += step {
+			b := min(a+step, hi)
 			w.fill(a, b, buf)
 			m := (b - a) * int64(nl)
 			for j := int64(0); j < m; j += int64(nl) {
@@ -113,7 +127,47 @@ func (t *Tensor) ToCOO(mem memory.Allocator) (*coo.Tensor, error) {
 		identity = identity && l == k
 	}
 	return coo.New(t.valueType, it, t.shape, cb, coo.RowMajor, vb, t.nnz,
-		coo.WithDimNames(t.names...), coo.Trusted(), coo.WithCanonicalClaim(identity))
+		coo.WithDimNames(t.names...), coo.WithTrusted(), coo.WithCanonicalClaim(identity))
+}
+
+// FromArrowTensor returns the CSF tensor of the non-zero elements of an
+// arrow-go dense tensor, as FromDense does; the tensor's data is read in
+// place. The result must be released by the caller.
+func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOptions) (*Tensor, error) {
+	v, err := views.FromArrowTensor(src)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return FromDense(mem, v, o)
+}
+
+// AppendCoords appends the coordinates of the stored entries, in tree
+// order, to dst as int64s: NNZ()·NumDims() of them, entry by entry, in
+// dimension order (not level order). It is the arrowsparse.Sparse accessor
+// for code that learns the index types only at run time.
+func (t *Tensor) AppendCoords(dst []int64) []int64 {
+	nl := int64(len(t.levels))
+	start := int64(len(dst))
+	dst = slices.Grow(dst, int(t.nnz*nl))[:start+t.nnz*nl]
+	lo, hi := t.leafRange()
+	if lo == hi {
+		return dst
+	}
+	w := newWalker(t)
+	w.seek(lo)
+	buf := make([]int64, min(hi-lo, chunk)*nl)
+	for a := lo; a < hi; a += chunk {
+		b := min(a+chunk, hi)
+		w.fill(a, b, buf)
+		for j := int64(0); j < (b-a)*nl; j += nl {
+			row := dst[start+(a-lo)*nl+j:]
+			for l, k := range t.order {
+				row[k] = buf[j+int64(l)]
+			}
+		}
+	}
+	return dst
 }
 
 // defaultOrder returns Arrow C++'s default axis order for a shape: the
@@ -151,12 +205,12 @@ func DefaultAxisOrder(shape []int64) []int { return defaultOrder(shape) }
 // released by the caller.
 func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType arrow.DataType) (*Tensor, error) {
 	nl := len(t.levels)
-	for l := range t.levels {
-		if indicesType != nil {
-			if err := core.CheckIndexFits(indicesType, max(t.shape[t.order[l]]-1, 0), "the coordinates of dimension "+strconv.Itoa(t.order[l])); err != nil {
-				return nil, err
-			}
+	if indicesType != nil {
+		if err := core.CheckIndexType(indicesType); err != nil {
+			return nil, err
 		}
+	}
+	for l := range t.levels {
 		if indptrType != nil && l < nl-1 {
 			if err := core.CheckIndexFits(indptrType, t.levels[l+1].n, "the indptr of level "+strconv.Itoa(l)); err != nil {
 				return nil, err
@@ -168,13 +222,23 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 		return nil, err
 	}
 	same := func(have, want arrow.DataType) bool { return want == nil || arrow.TypeEqual(have, want) }
+	// convert copies n values of b into a new buffer of type to; an index
+	// that to cannot hold is an error (the indices need to hold only the
+	// coordinates present).
+	var bad error
 	convert := func(b *memory.Buffer, from, to arrow.DataType, n int64) *memory.Buffer {
-		out := newBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
+		out := core.NewBuffer(mem, n*int64(arrowsparse.ByteWidth(to)))
 		rd, wr := opsFor(from), opsFor(to)
-		buf := make([]int64, chunk)
+		limit := arrowsparse.IndexMax(to)
+		buf := make([]int64, min(n, chunk))
 		for i := int64(0); i < n; i += chunk {
 			m := min(chunk, n-i)
 			rd.read(b.Bytes(), i, buf[:m])
+			for _, x := range buf[:m] {
+				if x > limit && bad == nil {
+					bad = core.Errorf(arrowsparse.ErrUnsupportedType, "csf: index %d does not fit index type %s", x, to)
+				}
+			}
 			wr.write(out.Bytes(), i, buf[:m])
 		}
 		return out
@@ -206,5 +270,9 @@ func (t *Tensor) WithIndexTypes(mem memory.Allocator, indptrType, indicesType ar
 		return c, nil
 	}
 	c.Release()
+	if bad != nil {
+		d.Release()
+		return nil, bad
+	}
 	return d, nil
 }

@@ -91,9 +91,9 @@ func ExampleNew() {
 	mem := memory.NewGoAllocator()
 	buf := func(v ...int64) *memory.Buffer { return memory.NewBufferBytes(core.BytesOf(v)) }
 	levels := []csf.Level{
-		{Indices: buf(0, 1), IndicesType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 2, 3), IndptrType: arrow.PrimitiveTypes.Int64, Len: 2},
-		{Indices: buf(0, 1, 0), IndicesType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 1, 3, 4), IndptrType: arrow.PrimitiveTypes.Int64, Len: 3},
-		{Indices: buf(2, 0, 2, 1), IndicesType: arrow.PrimitiveTypes.Int64, Len: 4},
+		{Indices: buf(0, 1), IndexType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 2, 3), IndptrType: arrow.PrimitiveTypes.Int64, Len: 2},
+		{Indices: buf(0, 1, 0), IndexType: arrow.PrimitiveTypes.Int64, Indptr: buf(0, 1, 3, 4), IndptrType: arrow.PrimitiveTypes.Int64, Len: 3},
+		{Indices: buf(2, 0, 2, 1), IndexType: arrow.PrimitiveTypes.Int64, Len: 4},
 	}
 	values := memory.NewBufferBytes(core.BytesOf([]float64{20, 10, 30, 40}))
 	x, err := csf.New(arrow.PrimitiveTypes.Float64, []int64{2, 3, 2}, []int{0, 2, 1}, levels, values, 4)
@@ -103,9 +103,18 @@ func ExampleNew() {
 	}
 	defer x.Release()
 	fmt.Println(csf.At[float64](x, 0, 2, 1), x.IndexBytes(), "index bytes")
-	d, _ := x.ToView(mem)
+	d, err := x.ToView(mem, csf.ConvertOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
-	fmt.Println(views.Data[float64](d)) // row-major
+	vals, err := views.Values[float64](d) // row-major
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(vals)
 	// Output:
 	// 30 128 index bytes
 	// [0 10 0 0 20 30 0 0 40 0 0 0]
@@ -126,9 +135,18 @@ func ExampleTensor_Sub() {
 	s := c.Sub(2) // the 2×2 matrix at dimension 0 = 2
 	defer s.Release()
 	fmt.Println(s.Shape(), s.NNZ(), s.IsCompact())
-	d, _ := s.ToView(mem)
+	d, err := s.ToView(mem, csf.ConvertOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
-	fmt.Println(views.Data[float64](d))
+	vals, err := views.Values[float64](d)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(vals)
 	// Output:
 	// [2 2] 2 false
 	// [2 0 0 3]
@@ -149,7 +167,7 @@ func ExampleMTTKRP() {
 	b := []float64{1, 2, 3, 4}   // 2×2, row-major
 	d := []float64{10, 20, 1, 2} // 2×2
 	out := make([]float64, 2*2)
-	if err := csf.MTTKRP(c, 0, [][]float64{nil, b, d}, 2, out, csf.KernelOptions{}); err != nil {
+	if err := csf.MTTKRP(out, c, 0, [][]float64{nil, b, d}, 2, csf.KernelOptions{}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -12,31 +12,13 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/par"
+	"github.com/arrowsparse/arrowsparse/internal/strided"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
+	"github.com/arrowsparse/arrowsparse/views"
 )
-
-// ConvertOptions tune FromCOO and FromDense. The zero value gives Arrow
-// C++'s default axis order, sums duplicates and uses every core.
-type ConvertOptions struct {
-	// AxisOrder is the order of the levels: level l holds dimension
-	// AxisOrder[l]. nil means DefaultAxisOrder(shape).
-	AxisOrder []int
-	// IndexType is the type of every indptr and indices buffer (Arrow IPC
-	// has one of each for all levels). nil means: FromCOO, the COO tensor's
-	// index type if it holds every coordinate and position, else the
-	// narrowest signed type that does; FromDense, int64.
-	IndexType arrow.DataType
-	// IndicesTypes and IndptrTypes, if not nil, give a type per level
-	// (NumDims and NumDims-1 entries), overriding IndexType.
-	IndicesTypes, IndptrTypes []arrow.DataType
-	// Duplicates says how FromCOO combines entries with equal coordinates.
-	Duplicates arrowsparse.Duplicates
-	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. The
-	// result does not depend on it.
-	Workers int
-}
 
 // spec checks the options for a tensor of the given shape with up to n
 // entries and returns the build specification. defType is the index type
@@ -62,20 +44,23 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 		ptrTypes:  make([]arrow.DataType, nl-1),
 		workers:   par.Workers(o.Workers),
 	}
-	base := o.IndexType
+	base, ptrBase := o.IndexType, o.IndptrType
 	if base == nil {
 		base = defType
 	}
-	if o.IndicesTypes != nil && len(o.IndicesTypes) != nl {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d indices types for %d levels", len(o.IndicesTypes), nl)
+	if ptrBase == nil {
+		ptrBase = base
 	}
-	if o.IndptrTypes != nil && len(o.IndptrTypes) != nl-1 {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d indptr types for %d levels (want %d)", len(o.IndptrTypes), nl, nl-1)
+	if o.LevelIndexTypes != nil && len(o.LevelIndexTypes) != nl {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d level index types for %d levels", len(o.LevelIndexTypes), nl)
+	}
+	if o.LevelIndptrTypes != nil && len(o.LevelIndptrTypes) != nl-1 {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "csf: %d level indptr types for %d levels (want %d)", len(o.LevelIndptrTypes), nl, nl-1)
 	}
 	for l := range nl {
 		s.idxTypes[l] = base
-		if o.IndicesTypes != nil {
-			s.idxTypes[l] = o.IndicesTypes[l]
+		if o.LevelIndexTypes != nil {
+			s.idxTypes[l] = o.LevelIndexTypes[l]
 		}
 		if err := core.CheckIndexType(s.idxTypes[l]); err != nil {
 			return nil, err
@@ -86,9 +71,9 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 			}
 		}
 		if l < nl-1 {
-			s.ptrTypes[l] = base
-			if o.IndptrTypes != nil {
-				s.ptrTypes[l] = o.IndptrTypes[l]
+			s.ptrTypes[l] = ptrBase
+			if o.LevelIndptrTypes != nil {
+				s.ptrTypes[l] = o.LevelIndptrTypes[l]
 			}
 			if err := core.CheckIndexType(s.ptrTypes[l]); err != nil {
 				return nil, err
@@ -169,7 +154,7 @@ func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memo
 	var leaf *memory.Buffer
 	keys := make([][]uint64, w)
 	if w == 1 && arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, n*8)
+		leaf = core.NewBuffer(mem, n*8)
 		keys[0] = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		for q := range keys {
@@ -225,12 +210,12 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 	vt := s.valueType
 	vw := int64(arrowsparse.ByteWidth(vt))
 	vop := vals.For(vt)
-	values := newBuffer(mem, n*vw)
+	values := core.NewBuffer(mem, n*vw)
 	vb := values.Bytes()
 	var leaf *memory.Buffer
 	keys := make([][]uint64, w)
 	if w == 1 && arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, n*8)
+		leaf = core.NewBuffer(mem, n*8)
 		keys[0] = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		for q := range keys {
@@ -294,22 +279,27 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 	return assemble(mem, s, b, values, leaf)
 }
 
-// FromDense returns the CSF tensor of the non-zero elements of d, in
+// FromDense returns the CSF tensor of the non-zero elements of src, in
 // buffers from mem, as Arrow C++'s SparseCSFTensor::Make does. Negative
-// zero counts as zero; NaN counts as non-zero. Any strides work. Dimension
-// names are kept. o.Duplicates does not apply. The result must be released
-// by the caller.
-func FromDense(mem memory.Allocator, d arrowsparse.Dense, o ConvertOptions) (*Tensor, error) {
-	shape := d.Shape()
-	vt := d.DataType()
-	if err := core.CheckValueType(vt); err != nil {
-		return nil, err
-	}
-	size, err := arrowsparse.NumElements(shape)
+// zero counts as zero; NaN counts as non-zero. Any strides work; src may
+// be any arrowsparse.Dense, whose layout is checked as views.New checks
+// one. Dimension names are kept. The index types default to the narrowest
+// signed type that holds every coordinate of the shape and every position;
+// o.Duplicates does not apply. The result must be released by the caller.
+func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*Tensor, error) {
+	d, err := views.Of(src)
 	if err != nil {
 		return nil, err
 	}
-	s, err := o.spec(vt, shape, d.DimNames(), size, arrow.PrimitiveTypes.Int64)
+	defer d.Release()
+	shape := d.Shape()
+	vt := d.DataType()
+	size := d.Len()
+	maxPos := size
+	for _, n := range shape {
+		maxPos = max(maxPos, n-1)
+	}
+	s, err := o.spec(vt, shape, d.DimNames(), size, arrowsparse.SmallestIndexType(maxPos))
 	if err != nil {
 		return nil, err
 	}
@@ -329,30 +319,17 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, o ConvertOptions) (*Te
 		if size == 0 {
 			return
 		}
-		outer := make([]int64, nl-1)
-		start := d.ElemOffset()
-		prefix := uint64(0)
-		last := uint64(sizes[nl-1])
-		for {
+		prefix, last := uint64(0), uint64(sizes[nl-1])
+		strided.Walk(sizes[:nl-1], st[:nl-1], d.ElemOffset(), func(_ []int64, start int64) bool {
 			f(start, prefix)
-			l := nl - 2
-			for ; l >= 0; l-- {
-				outer[l]++
-				start += st[l]
-				if outer[l] < sizes[l] {
-					break
-				}
-				start -= outer[l] * st[l]
-				outer[l] = 0
-			}
-			if l < 0 {
-				return
-			}
 			prefix += last
-		}
+			return true
+		})
 	}
-	var nnz int64
-	rows(func(start int64, _ uint64) { nnz += vop.CountNonzero(data, start, sizes[nl-1], st[nl-1]) })
+	nnz, err := densescan.Precheck(d, int64(nl)*8+16, "csf")
+	if err != nil {
+		return nil, err
+	}
 	for l := 0; l < nl-1; l++ {
 		if err := core.CheckIndexFits(s.ptrTypes[l], nnz, "the indptr of level "+strconv.Itoa(l)); err != nil {
 			return nil, err
@@ -362,11 +339,11 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, o ConvertOptions) (*Te
 		return empty(mem, s), nil
 	}
 	vw := int64(arrowsparse.ByteWidth(vt))
-	values := newBuffer(mem, nnz*vw)
+	values := core.NewBuffer(mem, nnz*vw)
 	var leaf *memory.Buffer
 	var keys []uint64
 	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
-		leaf = newBuffer(mem, nnz*8)
+		leaf = core.NewBuffer(mem, nnz*8)
 		keys = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
 		keys = make([]uint64, nnz)
@@ -410,11 +387,11 @@ func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (
 	for l, k := range t.order {
 		levelOf[k] = l
 	}
-	o := ConvertOptions{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nl), IndptrTypes: make([]arrow.DataType, nl-1), Workers: workers}
+	o := ConvertOptions{AxisOrder: order, LevelIndexTypes: make([]arrow.DataType, nl), LevelIndptrTypes: make([]arrow.DataType, nl-1), Workers: workers}
 	for l, k := range order {
-		o.IndicesTypes[l] = t.levels[levelOf[k]].idxType
+		o.LevelIndexTypes[l] = t.levels[levelOf[k]].idxType
 		if l < nl-1 {
-			o.IndptrTypes[l] = t.levels[l].ptrType
+			o.LevelIndptrTypes[l] = t.levels[l].ptrType
 		}
 	}
 	s, err := o.spec(t.valueType, t.shape, t.names, t.nnz, nil)
@@ -476,9 +453,10 @@ func (t *Tensor) walkRows(lo, hi int64, f func(j int64, row []int64)) {
 	nl := int64(len(t.levels))
 	w := newWalker(t)
 	w.seek(lo)
-	buf := make([]int64, chunk*nl)
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
+	step := core.ChunkEntries(int(nl), hi-lo)
+	buf := make([]int64, step*nl)
+	for a := lo; a < hi; a += step {
+		b := min(a+step, hi)
 		w.fill(a, b, buf)
 		for j := range b - a {
 			f(a-lo+j, buf[j*nl:(j+1)*nl])

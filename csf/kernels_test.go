@@ -15,7 +15,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -136,12 +136,12 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 			o := csf.ConvertOptions{AxisOrder: order, IndexType: []arrow.DataType{i32, i64}[r.IntN(2)]}
 			if oi == 2 {
 				// Mixed types per level: the kernels widen them.
-				o.IndicesTypes = make([]arrow.DataType, nd)
-				o.IndptrTypes = make([]arrow.DataType, nd-1)
+				o.LevelIndexTypes = make([]arrow.DataType, nd)
+				o.LevelIndptrTypes = make([]arrow.DataType, nd-1)
 				for l := range nd {
-					o.IndicesTypes[l] = []arrow.DataType{i16, u16, i32, u32, i64}[r.IntN(5)]
+					o.LevelIndexTypes[l] = []arrow.DataType{i16, u16, i32, u32, i64}[r.IntN(5)]
 					if l < nd-1 {
-						o.IndptrTypes[l] = []arrow.DataType{i32, u32, i64}[r.IntN(3)]
+						o.LevelIndptrTypes[l] = []arrow.DataType{i32, u32, i64}[r.IntN(3)]
 					}
 				}
 			}
@@ -163,7 +163,7 @@ func TestMTTKRPAgainstCOO(t *testing.T) {
 						}
 						fm := slices.Clone(f)
 						fm[mode] = nil
-						require.NoError(t, csf.MTTKRP(c, mode, fm, rank, got, csf.KernelOptions{Workers: workers}))
+						require.NoError(t, csf.MTTKRP(got, c, mode, fm, rank, csf.KernelOptions{Workers: workers}))
 						msg := fmt.Sprintf("shape %v order %v rank %d mode %d workers %d", tc.shape, c.AxisOrder(), rank, mode, workers)
 						assertClose(t, want, got, msg)
 						if first == nil {
@@ -199,7 +199,7 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	k, err := s.Compact(mem)
 	require.NoError(t, err)
 	defer k.Release()
-	sy, err := s.ToCOO(mem)
+	sy, err := s.ToCOO(mem, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer sy.Release()
 	f := randomFactors(r, s.Shape(), 4)
@@ -207,14 +207,14 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 		want := make([]float64, s.Shape()[mode]*4)
 		mttkrpCOO(sy, mode, f, 4, want, 1)
 		got := make([]float64, len(want))
-		require.NoError(t, csf.MTTKRP(s, mode, f, 4, got, csf.KernelOptions{}))
+		require.NoError(t, csf.MTTKRP(got, s, mode, f, 4, csf.KernelOptions{}))
 		assertClose(t, want, got, "sub-tensor")
-		require.NoError(t, csf.MTTKRP(k, mode, f, 4, got, csf.KernelOptions{}))
+		require.NoError(t, csf.MTTKRP(got, k, mode, f, 4, csf.KernelOptions{}))
 		assertClose(t, want, got, "compacted sub-tensor")
 	}
 
 	// float32 values and factors.
-	d, err := c.ToView(mem)
+	d, err := c.ToView(mem, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer d.Release()
 	d32, err := views.Alloc(mem, arrow.PrimitiveTypes.Float32, shape)
@@ -235,7 +235,7 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	}
 	for mode := range 3 {
 		got := make([]float32, shape[mode]*4)
-		require.NoError(t, csf.MTTKRP(c32, mode, f32, 4, got, csf.KernelOptions{Workers: 2}))
+		require.NoError(t, csf.MTTKRP(got, c32, mode, f32, 4, csf.KernelOptions{Workers: 2}))
 		// Small integers: exact in float32.
 		want := make([]float32, len(got))
 		for idx, v := range views.All[float32](d32) {
@@ -255,14 +255,14 @@ func TestMTTKRPFloat32AndSub(t *testing.T) {
 	// Errors.
 	f = randomFactors(r, shape, 4)
 	got := make([]float64, 5*4)
-	require.NoError(t, csf.MTTKRP(c, 0, f, 4, got, csf.KernelOptions{}))
-	require.ErrorIs(t, csf.MTTKRP(c, 3, f, 4, got, csf.KernelOptions{}), arrowsparse.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f, -1, got, csf.KernelOptions{}), arrowsparse.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, [][]float64{f[0], f[1][:5], f[2]}, 4, got, csf.KernelOptions{}), arrowsparse.ErrBufferSize)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f[:2], 4, got, csf.KernelOptions{}), arrowsparse.ErrShape)
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f, 4, got[:3], csf.KernelOptions{}), arrowsparse.ErrBufferSize)
-	require.ErrorIs(t, csf.MTTKRP(c, 1, f, 4, got, csf.KernelOptions{}), arrowsparse.ErrBufferSize) // 6 rows do not fit in 20 elements
-	require.ErrorIs(t, csf.MTTKRP(c, 0, f32, 4, make([]float32, 20), csf.KernelOptions{}), arrow.ErrType)
+	require.NoError(t, csf.MTTKRP(got, c, 0, f, 4, csf.KernelOptions{}))
+	require.ErrorIs(t, csf.MTTKRP(got, c, 3, f, 4, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(got, c, 0, f, -1, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(got, c, 0, [][]float64{f[0], f[1][:5], f[2]}, 4, csf.KernelOptions{}), arrowsparse.ErrBufferSize)
+	require.ErrorIs(t, csf.MTTKRP(got, c, 0, f[:2], 4, csf.KernelOptions{}), arrowsparse.ErrShape)
+	require.ErrorIs(t, csf.MTTKRP(got[:3], c, 0, f, 4, csf.KernelOptions{}), arrowsparse.ErrBufferSize)
+	require.ErrorIs(t, csf.MTTKRP(got, c, 1, f, 4, csf.KernelOptions{}), arrowsparse.ErrBufferSize) // 6 rows do not fit in 20 elements
+	require.ErrorIs(t, csf.MTTKRP(make([]float32, 20), c, 0, f32, 4, csf.KernelOptions{}), arrow.ErrType)
 }
 
 func TestTTV(t *testing.T) {
@@ -296,7 +296,7 @@ func TestTTV(t *testing.T) {
 					nonzero[p] = val
 				}
 			}
-			dv, err := csf.TTVDense(mem, c, mode, v)
+			dv, err := csf.TTVDense(mem, c, mode, v, csf.KernelOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, nonzero, denseOf(t, dv), "trial %d TTVDense mode %d", trial, mode)
 			dv.Release()
@@ -352,7 +352,7 @@ func TestTTVSub(t *testing.T) {
 	defer c.Release()
 	for fix := range int64(5) {
 		s := c.Sub(fix) // dims 0, 2, 3 of c; levels 3, 0, 2 → order [2 0 1]
-		d, err := s.ToView(mem)
+		d, err := s.ToView(mem, csf.ConvertOptions{})
 		require.NoError(t, err)
 		sh := s.Shape()
 		for mode := range 3 {
@@ -383,7 +383,7 @@ func TestTTVSub(t *testing.T) {
 			require.NoError(t, yc.Validate())
 			yc.Release()
 			y.Release()
-			dv, err := csf.TTVDense(mem, s, mode, v)
+			dv, err := csf.TTVDense(mem, s, mode, v, csf.KernelOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, want, denseOf(t, dv))
 			dv.Release()

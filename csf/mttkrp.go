@@ -13,13 +13,6 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
-// KernelOptions tune the kernels. The zero value uses every core.
-type KernelOptions struct {
-	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. Results
-	// do not depend on it, bit for bit.
-	Workers int
-}
-
 // MTTKRP computes the matricized tensor times Khatri-Rao product along
 // dimension mode, the kernel of CP decomposition (CP-ALS) that CSF was
 // designed for (Smith and Karypis, SPLATT):
@@ -28,7 +21,7 @@ type KernelOptions struct {
 //
 // factors[k] is the dense row-major shape[k] × rank factor matrix of
 // dimension k (element (i, r) at i·rank + r; factors[mode] is not used and
-// may be nil). out is the row-major shape[mode] × rank result; it is
+// may be nil). dst is the row-major shape[mode] × rank result; it is
 // overwritten. The tensor's values must have type T.
 //
 // The tree is walked once. When mode is the root level, each root node's
@@ -54,7 +47,8 @@ type KernelOptions struct {
 // It returns an error wrapping arrowsparse.ErrUnsupportedType if T is not the value
 // type, arrowsparse.ErrShape if mode is not a dimension or rank is negative, and
 // arrowsparse.ErrBufferSize if a factor or out is too short.
-func MTTKRP[T arrowsparse.Float](t *Tensor, mode int, factors [][]T, rank int, out []T, o KernelOptions) error {
+func MTTKRP[T arrowsparse.Float](dst []T, t *Tensor, mode int, factors [][]T, rank int, o KernelOptions) error {
+	out := dst
 	vs, err := Values[T](t)
 	if err != nil {
 		return err

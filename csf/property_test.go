@@ -15,7 +15,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -153,7 +153,7 @@ func checkAgainst(t *testing.T, mem memory.Allocator, x *csf.Tensor, want map[in
 	assert.Equal(t, want, denseOf(t, d))
 	assert.Equal(t, x.DimNames(), d.DimNames())
 	d.Release()
-	y, err := x.ToCOO(mem)
+	y, err := x.ToCOO(mem, csf.ConvertOptions{})
 	require.NoError(t, err)
 	require.NoError(t, y.Validate())
 	d, err = y.ToDense(mem)
@@ -184,12 +184,12 @@ func TestPropertyFromCOO(t *testing.T) {
 		o := csf.ConvertOptions{AxisOrder: randomOrder(r, nd), Duplicates: policies[trial%len(policies)], Workers: 1 + r.IntN(3)}
 		if trial%3 == 0 {
 			// A type per level, as narrow as fits.
-			o.IndicesTypes = make([]arrow.DataType, nd)
-			o.IndptrTypes = make([]arrow.DataType, nd-1)
+			o.LevelIndexTypes = make([]arrow.DataType, nd)
+			o.LevelIndptrTypes = make([]arrow.DataType, nd-1)
 			for l := range nd {
-				o.IndicesTypes[l] = []arrow.DataType{u8, i8, i16}[r.IntN(3)]
+				o.LevelIndexTypes[l] = []arrow.DataType{u8, i8, i16}[r.IntN(3)]
 				if l < nd-1 {
-					o.IndptrTypes[l] = []arrow.DataType{u8, i16, u32, i64}[r.IntN(4)]
+					o.LevelIndptrTypes[l] = []arrow.DataType{u8, i16, u32, i64}[r.IntN(4)]
 				}
 			}
 		}
@@ -250,7 +250,7 @@ func TestPropertyFromCOO(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, u.IsCompact())
 			for l := range u.NumDims() {
-				require.Equal(t, i32, u.IndicesType(l))
+				require.Equal(t, i32, u.IndexType(l))
 				if l < u.NumDims()-1 {
 					require.Equal(t, i64, u.IndptrType(l))
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Tensor is a sparse tensor of rank ≥ 2 in compressed sparse fiber format,
@@ -27,7 +28,7 @@ type Tensor struct {
 	// leaves (TTV of a sub-tensor) or the tensor is a sub-tensor.
 	vshift int64
 	nnz    int64
-	// unchecked is set for tensors built by New under Trusted (and the
+	// unchecked is set for tensors built by New under WithTrusted (and the
 	// tensors derived from them): their contents were never checked, so
 	// the kernels take no path that relies on them being in range.
 	unchecked bool
@@ -42,16 +43,16 @@ type level struct {
 	off, n           int64
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // Level describes the buffers of one level of a CSF index, as New takes
 // them: Arrow C++'s SparseCSFIndex, or an IPC message, gives one per
 // dimension.
 type Level struct {
-	// Indices holds Len coordinates of type IndicesType: the coordinate
+	// Indices holds Len coordinates of type IndexType: the coordinate
 	// along dimension axisOrder[l] of each node of the level.
-	Indices     *memory.Buffer
-	IndicesType arrow.DataType
+	Indices   *memory.Buffer
+	IndexType arrow.DataType
 	// Indptr holds Len+1 positions of type IndptrType in the next level:
 	// the children of node i are nodes Indptr[i] to Indptr[i+1]-1 of the
 	// next level. It is nil on the last level, whose nodes are the stored
@@ -61,31 +62,6 @@ type Level struct {
 	// Len is the number of nodes on the level. On the last level it is the
 	// number of stored values.
 	Len int64
-}
-
-// Option configures New.
-type Option func(*config)
-
-type config struct {
-	names   []string
-	trusted bool
-}
-
-// WithDimNames sets the dimension names: one per dimension, or none.
-func WithDimNames(names ...string) Option {
-	return func(c *config) { c.names = names }
-}
-
-// Trusted skips the O(nnz) checks of New: the indptr contents between
-// their first and last entries, and the indices. Types, the shape, the
-// axis order, buffer sizes and alignment, and the first and last entry of
-// every indptr are still checked, so no access can go outside a buffer
-// through the level lengths; but a decreasing indptr or an index outside
-// its dimension makes At, ToDense and the kernels panic or return wrong
-// results. Use it only for data this process wrote itself or otherwise
-// trusts, and call Validate when in doubt.
-func Trusted() Option {
-	return func(c *config) { c.trusted = true }
 }
 
 // New returns a CSF tensor over existing Arrow buffers, without copying
@@ -100,7 +76,7 @@ func Trusted() Option {
 // than needed (IPC pads them). New retains every buffer; the caller keeps
 // its own references. A nil buffer is allowed where zero bytes are needed.
 //
-// New checks everything Validate checks (less under Trusted) and returns
+// New checks everything Validate checks (less under WithTrusted) and returns
 // an error wrapping arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType on
 // the first failure. The returned tensor must be released by the caller.
 func New(valueType arrow.DataType, shape []int64, axisOrder []int, levels []Level, values *memory.Buffer, nnz int64, opts ...Option) (*Tensor, error) {
@@ -124,14 +100,28 @@ func New(valueType arrow.DataType, shape []int64, axisOrder []int, levels []Leve
 		nnz:       nnz,
 	}
 	for l, lv := range levels {
-		t.levels[l] = level{idx: lv.Indices, ptr: lv.Indptr, idxType: lv.IndicesType, ptrType: lv.IndptrType, n: lv.Len}
+		t.levels[l] = level{idx: lv.Indices, ptr: lv.Indptr, idxType: lv.IndexType, ptrType: lv.IndptrType, n: lv.Len}
 	}
-	if err := t.check(!cfg.trusted); err != nil {
+	if err := t.checkSizes(); err != nil {
+		return nil, err
+	}
+	// Keep exactly the bytes the levels and values use, so that nothing
+	// later sees a buffer's tail.
+	t.retainBuffers()
+	t.refCount.Store(1)
+	for l := range t.levels {
+		lv := &t.levels[l]
+		core.AdoptExact(&lv.idx, lv.n*int64(arrowsparse.ByteWidth(lv.idxType)))
+		if l < len(t.levels)-1 {
+			core.AdoptExact(&lv.ptr, (lv.n+1)*int64(arrowsparse.ByteWidth(lv.ptrType)))
+		}
+	}
+	core.AdoptExact(&t.values, nnz*int64(arrowsparse.ByteWidth(valueType)))
+	if err := t.checkStructure(!cfg.trusted); err != nil {
+		t.Release()
 		return nil, err
 	}
 	t.unchecked = cfg.trusted
-	t.retainBuffers()
-	t.refCount.Store(1)
 	return t, nil
 }
 
@@ -174,7 +164,9 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // When the reference count goes to zero, the buffers are released.
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
-	if t.refCount.Add(-1) == 0 {
+	n := t.refCount.Add(-1)
+	debug.Assert(n >= 0, "csf: too many releases of a Tensor")
+	if n == 0 {
 		for l := range t.levels {
 			lv := &t.levels[l]
 			if lv.idx != nil {
@@ -219,9 +211,15 @@ func (t *Tensor) AxisOrder() []int { return append([]int(nil), t.order...) }
 // It panics if l is not a level.
 func (t *Tensor) LevelLen(l int) int64 { return t.lv(l).n }
 
-// IndicesType returns the type of level l's indices. It panics if l is not
+// IsCanonical reports whether the entries are known to be sorted in tree
+// order without duplicates: true for every tensor whose indices were
+// checked (all but those built with WithTrusted), since a checked CSF
+// tensor has strictly increasing indices within every node.
+func (t *Tensor) IsCanonical() bool { return !t.unchecked }
+
+// IndexType returns the type of level l's indices. It panics if l is not
 // a level.
-func (t *Tensor) IndicesType(l int) arrow.DataType { return t.lv(l).idxType }
+func (t *Tensor) IndexType(l int) arrow.DataType { return t.lv(l).idxType }
 
 // IndptrType returns the type of level l's indptr, or nil on the last
 // level. It panics if l is not a level.
@@ -239,8 +237,18 @@ func (t *Tensor) IndicesBuffer(l int) *memory.Buffer { return t.lv(l).idx }
 func (t *Tensor) IndptrBuffer(l int) *memory.Buffer { return t.lv(l).ptr }
 
 // ValuesBuffer returns the values buffer, sharing memory like
-// IndicesBuffer.
+// IndicesBuffer: for a tensor that is not compact, the parent's buffer.
 func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.values }
+
+// ValueBytes returns the bytes of the NNZ stored values, in tree order, as
+// the little-endian bytes of DataType(). It aliases the tensor's memory:
+// the tensor must outlive it. It is the arrowsparse.Sparse accessor for
+// code that learns the value type only at run time.
+func (t *Tensor) ValueBytes() []byte {
+	lo, _ := t.leafRange()
+	vw := int64(arrowsparse.ByteWidth(t.valueType))
+	return t.values.Bytes()[(lo-t.vshift)*vw : (lo-t.vshift+t.nnz)*vw]
+}
 
 // IsCompact reports whether every level starts at node 0 of its buffers
 // and the values at element 0 of theirs, so that the buffers are exactly
@@ -339,13 +347,6 @@ func mustValues[T arrowsparse.Value](t *Tensor) []T {
 	return v
 }
 
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
-}
-
 // Compact returns the tensor with every level starting at node 0 of its
 // buffers, as Arrow's SparseCSFIndex and IPC need. A compact tensor is
 // returned itself, retained. Otherwise the indices and values buffers are
@@ -365,7 +366,7 @@ func (t *Tensor) Compact(mem memory.Allocator) (*Tensor, error) {
 		nl.idx = sliceBuffer(lv.idx, lv.off*w, lv.n*w)
 		if lv.ptr != nil {
 			pw := int64(arrowsparse.ByteWidth(lv.ptrType))
-			nl.ptr = newBuffer(mem, (lv.n+1)*pw)
+			nl.ptr = core.NewBuffer(mem, (lv.n+1)*pw)
 			base := t.levels[l+1].off
 			ops := opsFor(lv.ptrType)
 			buf := make([]int64, chunk)

@@ -76,7 +76,7 @@ func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T,
 		y.levels[nl-2].ptr, y.levels[nl-2].ptrType = nil, nil
 		y.nnz = fib.n
 		y.vshift = fib.off
-		y.values = newBuffer(mem, fib.n*int64(arrowsparse.ByteWidth(t.valueType)))
+		y.values = core.NewBuffer(mem, fib.n*int64(arrowsparse.ByteWidth(t.valueType)))
 		out := core.MustSliceBytes[T](y.values.Bytes())
 		if t.nnz < 1<<12 {
 			workers = 1
@@ -179,10 +179,11 @@ func (t *Tensor) ttvCheck(mode, n int, dt arrow.DataType) ([]byte, error) {
 // TTVDense is TTV with a dense result: a new row-major view of the other
 // dimensions, in a buffer from mem, for tensors of any rank (for a matrix
 // it is the matrix-vector product). It walks the tree once on one
-// goroutine, adding each product at its position in tree order. It fails
+// goroutine, adding each product at its position in tree order (o is
+// accepted for the kernels' common call shape). It fails
 // with an error wrapping arrowsparse.ErrOverflow if the dense size does not fit in
 // int64, besides TTV's errors. The result must be released by the caller.
-func TTVDense[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T) (*views.View, error) {
+func TTVDense[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T, o KernelOptions) (*views.View, error) {
 	vs, err := t.ttvCheck(mode, len(v), arrowsparse.DataTypeOf[T]())
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 )
 
 // Validate runs the full check of the tensor's structure, as New does
-// without Trusted:
+// without WithTrusted:
 //
 //   - the axis order is a permutation of the dimensions;
 //   - there is one indptr buffer per level but the last, and one indices
@@ -30,12 +30,14 @@ func (t *Tensor) Validate() error {
 	if err := checkHeader(t.valueType, t.shape, t.order, t.names); err != nil {
 		return err
 	}
-	return t.check(true)
+	if err := t.checkSizes(); err != nil {
+		return err
+	}
+	return t.checkStructure(true)
 }
 
-// check verifies types and buffer sizes, the end points of every indptr,
-// and with content, everything else.
-func (t *Tensor) check(content bool) error {
+// checkSizes verifies types and buffer sizes, in O(ndim).
+func (t *Tensor) checkSizes() error {
 	nl := len(t.levels)
 	for l := range t.levels {
 		lv := &t.levels[l]
@@ -77,6 +79,23 @@ func (t *Tensor) check(content bool) error {
 	if err := checkBuffer(t.values, last.off-t.vshift+t.nnz, t.valueType, -1, "values"); err != nil {
 		return err
 	}
+	for l := 0; l < nl-1; l++ {
+		if t.levels[l].n == 0 && t.levels[l+1].n != 0 {
+			return core.Errorf(arrowsparse.ErrStructure, "csf: level %d is empty but level %d has %d nodes", l, l+1, t.levels[l+1].n)
+		}
+	}
+	for l, lv := range t.levels {
+		if lv.n > 0 && t.shape[t.order[l]] == 0 {
+			return core.Errorf(arrowsparse.ErrOutOfRange, "csf: level %d has %d nodes in dimension %d of size 0", l, lv.n, t.order[l])
+		}
+	}
+	return nil
+}
+
+// checkStructure verifies the end points of every indptr, in O(ndim), and
+// with content, everything else; the buffer sizes must have been checked.
+func (t *Tensor) checkStructure(content bool) error {
+	nl := len(t.levels)
 	// End points, O(ndim).
 	for l := 0; l < nl-1; l++ {
 		lv, next := &t.levels[l], &t.levels[l+1]

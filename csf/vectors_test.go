@@ -10,7 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -18,7 +18,7 @@ import (
 func levels(t *testing.T, x *csf.Tensor) (indptr, indices [][]int64) {
 	t.Helper()
 	for l := range x.NumDims() {
-		indices = append(indices, readInts(t, x.IndicesBuffer(l), x.IndicesType(l), x.LevelLen(l)))
+		indices = append(indices, readInts(t, x.IndicesBuffer(l), x.IndexType(l), x.LevelLen(l)))
 		if l < x.NumDims()-1 {
 			indptr = append(indptr, readInts(t, x.IndptrBuffer(l), x.IndptrType(l), x.LevelLen(l)+1))
 		}
@@ -35,10 +35,10 @@ func readInts(t *testing.T, b *memory.Buffer, dt arrow.DataType, n int64) []int6
 	return out
 }
 
-// seed003 is the 4-d example of seed 003: eight values at 1-based (i, j, k,
+// seed003 is the 4-d example of the CSF tutorial: eight values at 1-based (i, j, k,
 // l) coordinates, in the seed's (unsorted) order. The shape leaves room for
 // coordinate 0.
-func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
+func csfTutorial(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	x, err := coo.FromSlices(mem, []int64{3, 3, 3, 4}, []int32{
 		1, 1, 1, 2,
@@ -54,7 +54,7 @@ func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	return x
 }
 
-// The trie of seed 003, derived by hand. Sorted by (i, j, k, l) the entries
+// The trie of the CSF tutorial, derived by hand. Sorted by (i, j, k, l) the entries
 // are 1112:1, 1113:2, 1211:3, 1213:4, 1221:5, 2221:6, 2222:8, 2223:7.
 //
 //	level 0 (i): nodes 1, 2          i=1 has j∈{1,2}, i=2 has j∈{2}
@@ -63,15 +63,15 @@ func seed003(t *testing.T, mem memory.Allocator) *coo.Tensor {
 //	level 3 (l): 2, 3 | 1, 3 | 1 | 1, 2, 3
 //
 // This is also the example in the comments of Arrow's SparseTensor.fbs.
-func TestSeed003Trie(t *testing.T) {
+func TestTrieExample(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed003(t, mem)
+	x := csfTutorial(t, mem)
 	defer x.Release()
 	for _, workers := range []int{1, 2} {
 		c, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
 		require.NoError(t, err)
 		assert.Equal(t, []int{0, 1, 2, 3}, c.AxisOrder()) // argsort of [3 3 3 4], stable
-		assert.Equal(t, arrow.PrimitiveTypes.Int32, c.IndicesType(0))
+		assert.Equal(t, arrow.PrimitiveTypes.Int32, c.IndexType(0))
 		assert.Equal(t, []string{"i", "j", "k", "l"}, c.DimNames())
 		ip, ix := levels(t, c)
 		assert.Equal(t, [][]int64{{0, 2, 3}, {0, 1, 3, 4}, {0, 2, 4, 5, 8}}, ip)
@@ -152,7 +152,7 @@ func TestSpec72(t *testing.T) {
 	require.NoError(t, views.Set[int32](d, 20, 0, 2, 0))
 	require.NoError(t, views.Set[int32](d, 30, 0, 2, 1))
 	require.NoError(t, views.Set[int32](d, 40, 1, 1, 0))
-	c, err := csf.FromDense(mem, d, csf.ConvertOptions{})
+	c, err := csf.FromDense(mem, d, csf.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int64})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, []int{0, 2, 1}, c.AxisOrder())
@@ -178,8 +178,8 @@ func TestSpec72(t *testing.T) {
 	back, err := c.ToDense(mem)
 	require.NoError(t, err)
 	defer back.Release()
-	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30, 0, 0, 40, 0, 0, 0}, views.Data[int32](back.(*views.View)))
-	x, err := c.ToCOO(mem)
+	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30, 0, 0, 40, 0, 0, 0}, testutil.ViewValues[int32](t, back.(*views.View)))
+	x, err := c.ToCOO(mem, csf.ConvertOptions{})
 	require.NoError(t, err)
 	defer x.Release()
 	assert.False(t, x.IsCanonical())
@@ -199,5 +199,5 @@ func TestSpec72(t *testing.T) {
 	sd, err := s.ToDense(mem)
 	require.NoError(t, err)
 	defer sd.Release()
-	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30}, views.Data[int32](sd.(*views.View)))
+	assert.Equal(t, []int32{0, 10, 0, 0, 20, 30}, testutil.ViewValues[int32](t, sd.(*views.View)))
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/benchdata"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -24,7 +24,7 @@ import (
 
 // BenchmarkCOOToCSR converts workload a, unsorted, to a canonical CSR, at
 // 1M to 100M entries, with int64 and int32 coordinates
-// (internal/benchdata.Forms2D): the anchors' coo_to_csr. The CSR keeps the
+// (internal/testing/benchdata.Forms2D): the anchors' coo_to_csr. The CSR keeps the
 // COO's index type. cpu-ms/op is the process's CPU time.
 func BenchmarkCOOToCSR(b *testing.B) {
 	for _, f := range benchdata.Forms2D() {
@@ -37,7 +37,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				cpu := benchdata.StartCPU()
 				for b.Loop() {
-					m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
+					m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -65,7 +65,7 @@ func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
 func csrOfForm(b *testing.B, f benchdata.Form, it arrow.DataType) *gcs.Matrix {
 	x := f.Load(b)
 	defer x.Release()
-	m, err := gcs.FromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndicesType: it})
+	m, err := gcs.MatrixFromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndexType: it})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func BenchmarkSpMV(b *testing.B) {
 				y := make([]float64, m.Rows())
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := gcs.MulVec(y, m, false, x, workers); err != nil {
+					if err := gcs.MulVec(y, m, x, gcs.KernelOptions{Workers: workers}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -136,7 +136,7 @@ func BenchmarkGCSFromCOO(b *testing.B) {
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				for b.Loop() {
-					g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})
+					g, err := fromCOOMapped(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -15,64 +15,6 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
 
-// ConvertOptions tune the conversions that build compressed storage: FromCOO,
-// FromDense, ToCSR, ToCSC, TensorFromCOO, Tensor.Remap, DM.ToGCS and
-// friends. The zero value sums duplicates, uses every core and picks the
-// index types as each function documents.
-type ConvertOptions struct {
-	// Duplicates says how entries with equal coordinates are combined.
-	// The default, arrowsparse.SumDuplicates, is what scipy, pydata/sparse and
-	// PyTorch do. Conversions that only reorder a matrix (ToCSR, ToCSC)
-	// keep duplicates and ignore it.
-	Duplicates arrowsparse.Duplicates
-	// Workers bounds the number of goroutines; 0 means GOMAXPROCS.
-	Workers int
-	// IndptrType is the type of the index pointers of the result; nil
-	// lets the function choose (see its documentation).
-	IndptrType arrow.DataType
-	// IndicesType is the type of the indices of the result; nil lets the
-	// function choose.
-	IndicesType arrow.DataType
-}
-
-// indexTypes resolves the output index types of a conversion: the given
-// defaults unless o sets them, then checks that they can hold the minor
-// indices and the (upper bound of the) number of entries.
-func (o ConvertOptions) indexTypes(defPtr, defIdx arrow.DataType, minor, n int64) (pt, it arrow.DataType, err error) {
-	pt, it = o.IndptrType, o.IndicesType
-	if it == nil {
-		it = widen(defIdx, minor-1)
-	}
-	if pt == nil {
-		pt = widen(defPtr, n)
-		if arrowsparse.ByteWidth(pt) < arrowsparse.ByteWidth(it) && o.IndicesType == nil {
-			pt = widen(it, n)
-		}
-	}
-	if err := core.CheckIndexType(pt); err != nil {
-		return nil, nil, err
-	}
-	if err := core.CheckIndexType(it); err != nil {
-		return nil, nil, err
-	}
-	if n > 0 && minor-1 > arrowsparse.IndexMax(it) {
-		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
-	}
-	if err := core.CheckIndexFits(pt, n, "nnz"); err != nil {
-		return nil, nil, err
-	}
-	return pt, it, nil
-}
-
-// widen returns dt if it holds every value in 0..max, and otherwise the
-// narrowest signed index type that does.
-func widen(dt arrow.DataType, max int64) arrow.DataType {
-	if dt != nil && arrowsparse.IsIndexType(dt) && max <= arrowsparse.IndexMax(dt) {
-		return dt
-	}
-	return arrowsparse.SmallestIndexType(max)
-}
-
 // job describes one conversion to compressed storage: n input entries, each
 // with a lane (major) and an index within it (minor), sorted by (major,
 // minor) with ties in entry order, then merged under a duplicate policy (or
@@ -127,9 +69,9 @@ func fitsKeys(major, minor int64) (uint, bool) {
 func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer, nnz int64, dup bool) {
 	pw, iw, vw := int64(arrowsparse.ByteWidth(j.pt)), int64(arrowsparse.ByteWidth(j.it)), int64(arrowsparse.ByteWidth(j.vt))
 	n := int64(j.n)
-	indptr = newBuffer(mem, (j.major+1)*pw)
-	indices = newBuffer(mem, n*iw)
-	values = newBuffer(mem, n*vw)
+	indptr = core.NewBuffer(mem, (j.major+1)*pw)
+	indices = core.NewBuffer(mem, n*iw)
+	values = core.NewBuffer(mem, n*vw)
 	if n > 0 && j.count != nil && j.packed > 0 && j.keepDups {
 		t := keysort.Transpose{
 			N:         j.n,

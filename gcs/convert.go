@@ -1,7 +1,9 @@
 package gcs
 
 import (
+	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/densescan"
 	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
@@ -21,7 +24,7 @@ import (
 // indices in a small buffer.
 const chunk = 1024
 
-// FromCOO returns the 2-d COO tensor t as a canonical CSR (axis Rows) or CSC
+// MatrixFromCOO returns the 2-d COO tensor t as a canonical CSR (axis Rows) or CSC
 // (axis Cols) matrix, in buffers from mem: entries are sorted by row then
 // column (CSR) or column then row (CSC), and duplicates are combined under
 // o.Duplicates (summed by default, as scipy's tocsr does). Dim names are
@@ -29,7 +32,7 @@ const chunk = 1024
 //
 // The indices have the COO's index type and the index pointers the same
 // type, widened to the narrowest signed type holding t.NNZ() if needed;
-// o.IndicesType and o.IndptrType override. (SciPy picks int32 when it
+// o.IndexType and o.IndptrType override. (SciPy picks int32 when it
 // fits; Arrow C++ uses one type for both.)
 //
 // A canonical COO converts to CSR in one linear pass. Otherwise the entries
@@ -42,12 +45,12 @@ const chunk = 1024
 // (twice that for two-word keys), plus 4 or 8 bytes per entry (16 for
 // two-word keys) when the indices are narrower than the key bits staged
 // per entry. The result must be released by the caller.
-func FromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (*Matrix, error) {
+func MatrixFromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
 	if t.NumDims() != 2 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: FromCOO needs a 2-d tensor, not %d-d; use TensorFromCOO", t.NumDims())
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: MatrixFromCOO needs a 2-d tensor, not %d-d; use FromCOO for a GCS tensor", t.NumDims())
 	}
 	dims := []int{0, 1}
 	if axis == Cols {
@@ -142,19 +145,16 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	return s, nil
 }
 
-// maxPointerBytes bounds the index pointer arrays that conversions
-// allocate: a shape with more lanes than this (a hypersparse matrix of 2^40
-// rows, say) is refused with an error rather than crashing the process
-// when the allocation fails.
-const maxPointerBytes = 1 << 40
-
 // checkPointerAlloc returns an error if an index pointer array for the
-// given number of lanes would exceed maxPointerBytes.
+// given number of lanes cannot be allocated (core.CheckAlloc): a
+// hypersparse shape of 2^40 rows, say, is refused with an error rather than
+// crashing the process when the allocation fails.
 func checkPointerAlloc(lanes int64, pt arrow.DataType) error {
-	if n, ok := core.MulInt64(lanes+1, int64(arrowsparse.ByteWidth(pt))); !ok || lanes+1 <= 0 || n > maxPointerBytes {
-		return core.Errorf(arrowsparse.ErrOverflow, "gcs: an index pointer array of %d+1 entries of %s is larger than 1 TiB", lanes, pt)
+	n, ok := core.MulInt64(lanes+1, int64(arrowsparse.ByteWidth(pt)))
+	if !ok || lanes+1 <= 0 {
+		return core.Errorf(arrowsparse.ErrOverflow, "gcs: an index pointer array of %d+1 entries overflows int64", lanes)
 	}
-	return nil
+	return core.CheckAlloc(n, fmt.Sprintf("gcs: an index pointer array of %d+1 entries of %s", lanes, pt))
 }
 
 func isIdentityPerm(p []int) bool {
@@ -169,9 +169,9 @@ func isIdentityPerm(p []int) bool {
 // presorted compresses n entries whose keys are strictly increasing.
 func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
 	pw, iw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it))
-	indptr = newBuffer(mem, (major+1)*pw)
+	indptr = core.NewBuffer(mem, (major+1)*pw)
 	clear(indptr.Bytes())
-	indices = newBuffer(mem, n*iw)
+	indices = core.NewBuffer(mem, n*iw)
 	values = copyBuffer(mem, in)
 	c := ixFor(pt, it).compressor()
 	if n > 0 {
@@ -215,23 +215,28 @@ func (f cooForms) coords(lo, hi int, dst []int64) {
 	f.ops.Fill(f.m, int64(lo), int64(hi), dst)
 }
 
-// FromDense returns the non-zero elements of the 2-d dense tensor d as a
-// canonical CSR (axis Rows) or CSC (axis Cols) matrix in buffers from mem.
-// Negative zero counts as zero; NaN counts as non-zero. Any strides work
-// (column-major and transposed views included). Both index types default
-// to int64; o.IndptrType and o.IndicesType choose others. Dim names are
-// kept. The result
-// must be released by the caller.
-func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOptions) (*Matrix, error) {
+// MatrixFromDense returns the non-zero elements of the 2-d dense tensor src
+// as a canonical CSR (axis Rows) or CSC (axis Cols) matrix in buffers from
+// mem. Negative zero counts as zero; NaN counts as non-zero. Any strides
+// work (column-major and transposed views included); src may be any
+// arrowsparse.Dense, whose layout is checked as views.New checks one. The
+// indices default to the narrowest signed type that holds every index of
+// the shape, and the pointers to one that also holds the number of
+// non-zeros; o.IndexType and o.IndptrType choose others. Dim names are
+// kept. Memory beyond the output: a count per lane and the indices of the
+// longest lane's non-zeros. The result must be released by the caller.
+func MatrixFromDense(mem memory.Allocator, src arrowsparse.Dense, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
+	d, err := views.Of(src)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
 	shape := d.Shape()
 	if len(shape) != 2 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: FromDense needs a 2-d tensor, not %d-d", len(shape))
-	}
-	if err := core.CheckValueType(d.DataType()); err != nil {
-		return nil, err
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: MatrixFromDense needs a 2-d tensor, not %d-d; use FromDense for a GCS tensor", len(shape))
 	}
 	strides := d.ElemStrides()
 	major, minor := shape[0], shape[1]
@@ -241,21 +246,28 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOp
 	}
 	vt := d.DataType()
 	vop := vals.For(vt)
-	var data []byte
-	if d.Buffer() != nil {
-		data = wholeElems(d.Buffer().Bytes(), arrowsparse.ByteWidth(d.DataType()))
-	}
+	data := d.Buffer().Bytes()
 	off := d.ElemOffset()
+	// The output has major+1 pointers; check that they can be allocated
+	// before the counts, which are as many.
+	if err := checkPointerAlloc(major, arrow.PrimitiveTypes.Int64); err != nil {
+		return nil, err
+	}
+	total, err := densescan.Precheck(d, 16, "gcs")
+	if err != nil {
+		return nil, err
+	}
 	counts := make([]int64, major)
-	var n int64
-	if minor > 0 {
+	var n, longest int64
+	if minor > 0 && total > 0 {
 		for k := range major {
 			counts[k] = vop.CountNonzero(data, off+k*sMaj, minor, sMin)
 			n += counts[k]
+			longest = max(longest, counts[k])
 		}
 	}
-	i64 := arrow.PrimitiveTypes.Int64
-	pt, it, err := o.indexTypes(i64, i64, minor, n)
+	small := arrowsparse.SmallestIndexType(max(minor-1, 0))
+	pt, it, err := o.indexTypes(small, small, minor, n)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +275,17 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOp
 		return nil, err
 	}
 	pw, iw, vw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
-	indptr := newBuffer(mem, (major+1)*pw)
-	indices := newBuffer(mem, n*iw)
-	values := newBuffer(mem, n*vw)
+	if nb, ok := core.MulInt64(n, iw+vw); !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: %d non-zeros overflow int64 bytes", n)
+	} else if err := core.CheckAlloc(nb, fmt.Sprintf("gcs: %d non-zero entries", n)); err != nil {
+		return nil, err
+	}
+	indptr := core.NewBuffer(mem, (major+1)*pw)
+	indices := core.NewBuffer(mem, n*iw)
+	values := core.NewBuffer(mem, n*vw)
 	iop := coords.For(it)
 	ptrs := make([]int64, major+1)
-	cols := make([]int64, minor)
+	cols := make([]int64, longest)
 	var at int64
 	for k := range major {
 		ptrs[k] = at
@@ -285,14 +302,13 @@ func FromDense(mem memory.Allocator, d arrowsparse.Dense, axis Axis, o ConvertOp
 }
 
 // ToCOO returns the matrix as a 2-d COO tensor with row-major coordinates
-// in a buffer from mem, sharing the values with the matrix (entries stay in
-// storage order, duplicates included): its values buffer is the matrix's,
-// or a slice of it if that is longer than NNZ values. The coordinates have the
+// in a buffer from mem, sharing the values buffer with the matrix (entries
+// stay in storage order, duplicates included). The coordinates have the
 // indices type, widened to the narrowest signed type holding both
-// dimensions if needed; o.IndicesType overrides. A canonical CSR gives a
+// dimensions if needed; o.IndexType overrides. A canonical CSR gives a
 // canonical COO. The result must be released by the caller.
 func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
-	it := o.IndicesType
+	it := o.IndexType
 	if it == nil {
 		it = widen(m.indicesType, max(m.rows, m.cols)-1)
 	}
@@ -300,7 +316,7 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 		return nil, err
 	}
 	iw := int64(arrowsparse.ByteWidth(it))
-	cb := newBuffer(mem, 2*m.nnz*iw)
+	cb := core.NewBuffer(mem, 2*m.nnz*iw)
 	defer cb.Release()
 	iop := coords.For(it)
 	ix := m.ix()
@@ -327,24 +343,7 @@ func (m *Matrix) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	if m.names != nil {
 		opts = append(opts, coo.WithDimNames(m.names...))
 	}
-	vb := exactValues(m.values, m.nnz, m.valueType)
-	defer vb.Release()
-	return coo.New(m.valueType, it, m.Shape(), cb, coo.RowMajor, vb, m.nnz, opts...)
-}
-
-// exactValues returns the values buffer, retained, or a slice of it holding
-// exactly n values when it is longer (a padded IPC buffer, say): the values
-// shared with a COO tensor are exactly its values. The result must be
-// released by the caller.
-func exactValues(values *memory.Buffer, n int64, vt arrow.DataType) *memory.Buffer {
-	need := int(n) * arrowsparse.ByteWidth(vt)
-	if values == nil || values.Len() == need {
-		if values != nil {
-			values.Retain()
-		}
-		return values
-	}
-	return memory.SliceBuffer(values, 0, need)
+	return coo.New(m.valueType, it, m.Shape(), cb, coo.RowMajor, m.values, m.nnz, opts...)
 }
 
 // ToDense returns a new row-major dense view of the matrix, in a buffer from
@@ -352,11 +351,13 @@ func exactValues(values *memory.Buffer, n int64, vt arrow.DataType) *memory.Buff
 // arrowsparse.ErrOverflow if the dense size does not fit in int64. The result must
 // be released by the caller.
 func (m *Matrix) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	return m.ToView(mem, arrowsparse.SumDuplicates)
+	return m.ToView(mem, ConvertOptions{})
 }
 
-// ToView is ToDense with a duplicate policy, returning the *views.View.
-func (m *Matrix) ToView(mem memory.Allocator, p arrowsparse.Duplicates) (*views.View, error) {
+// ToView is ToDense returning the *views.View, with duplicates combined
+// under o.Duplicates. The result must be released by the caller.
+func (m *Matrix) ToView(mem memory.Allocator, o ConvertOptions) (*views.View, error) {
+	p := o.Duplicates
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -443,7 +444,7 @@ func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o ConvertOptions) (*Mat
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
-	if m.axis == axis && o.IndptrType == nil && o.IndicesType == nil {
+	if m.axis == axis && o.IndptrType == nil && o.IndexType == nil {
 		m.Retain()
 		return m, nil
 	}
@@ -454,10 +455,11 @@ func (m *Matrix) toAxis(mem memory.Allocator, axis Axis, o ConvertOptions) (*Mat
 }
 
 // retyped returns the matrix with the index types of o (the receiver's
-// where o has none), copying the index arrays and sharing the values.
+// where o has none), copying the index arrays and sharing the values. An
+// index that the new type cannot hold is an error.
 func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error) {
-	major, minor := m.dims()
-	pt, it := o.IndptrType, o.IndicesType
+	major, _ := m.dims()
+	pt, it := o.IndptrType, o.IndexType
 	if pt == nil {
 		pt = m.indptrType
 	}
@@ -473,25 +475,73 @@ func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error
 	if err := core.CheckIndexFits(pt, m.nnz, "nnz"); err != nil {
 		return nil, err
 	}
-	if m.nnz > 0 && minor-1 > arrowsparse.IndexMax(it) {
-		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold indices up to %d", it, minor-1)
-	}
 	ix := m.ix()
 	ptrs := make([]int64, major+1)
 	ix.pointers(m, 0, major, ptrs)
-	indptr := newBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
+	indptr := core.NewBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
 	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
-	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
-	buf := make([]int64, chunk)
+	indices := core.NewBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
+	buf := make([]int64, min(m.nnz, chunk))
+	limit := arrowsparse.IndexMax(it)
 	for a := int64(0); a < m.nnz; a += chunk {
 		b := min(a+chunk, m.nnz)
 		ix.indices(m, a, b, buf)
+		for _, j := range buf[:b-a] {
+			if j > limit {
+				indptr.Release()
+				indices.Release()
+				return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index %d does not fit index type %s", j, it)
+			}
+		}
 		coords.For(it).Put(indices.Bytes(), a, buf[:b-a])
 	}
-	if m.values != nil {
-		m.values.Retain()
-	}
+	m.values.Retain()
 	return adopt(m.axis, m.rows, m.cols, m.names, m.valueType, pt, it, indptr, indices, m.values, m.nnz, m.sorted, m.canonical), nil
+}
+
+// WithIndexTypes returns the matrix with index pointers of type indptrType
+// and indices of type indexType (nil keeps the receiver's), in the same
+// layout and order, sharing the values buffer. If both are already the
+// receiver's, the receiver is returned itself, retained. A pointer or index
+// that a new type cannot hold is an error wrapping
+// arrowsparse.ErrUnsupportedType. The result must be released by the
+// caller.
+func (m *Matrix) WithIndexTypes(mem memory.Allocator, indptrType, indexType arrow.DataType) (*Matrix, error) {
+	if indptrType != nil && arrow.TypeEqual(indptrType, m.indptrType) {
+		indptrType = nil
+	}
+	if indexType != nil && arrow.TypeEqual(indexType, m.indicesType) {
+		indexType = nil
+	}
+	return m.toAxis(mem, m.axis, ConvertOptions{IndptrType: indptrType, IndexType: indexType})
+}
+
+// AppendCoords appends the (row, column) coordinates of the stored entries,
+// in storage order, to dst as int64s: 2·NNZ() of them, entry by entry. It
+// is the arrowsparse.Sparse accessor for code that learns the index types
+// only at run time.
+func (m *Matrix) AppendCoords(dst []int64) []int64 {
+	start := int64(len(dst))
+	dst = slices.Grow(dst, int(2*m.nnz))[:start+2*m.nnz]
+	ix := m.ix()
+	major, _ := m.dims()
+	idx := make([]int64, min(m.nnz, chunk))
+	for k := range major {
+		lo, hi := ix.lane(m, k)
+		for a := lo; a < hi; a += chunk {
+			b := min(a+chunk, hi)
+			ix.indices(m, a, b, idx)
+			for q, j := range idx[:b-a] {
+				p := start + 2*(a+int64(q))
+				if m.axis == Rows {
+					dst[p], dst[p+1] = k, j
+				} else {
+					dst[p], dst[p+1] = j, k
+				}
+			}
+		}
+	}
+	return dst
 }
 
 // transposed returns the same logical matrix with the other compressed

@@ -1,24 +1,21 @@
 package gcs
 
 import (
-	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
-	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/internal/divide"
-	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
-// DM is a dimensions-mapping tensor (seed 001): a wrapper of some shape
+// DM is a dimensions-mapping tensor (the DM proposal): a wrapper of some shape
 // over a storage tensor of lower or equal rank, in any format. Each storage
 // dimension k is the C-order linearisation of a group of wrapper axes, as
 // in a GCS mapping with any number of parts. Slicing, integer indexing and
@@ -65,7 +62,7 @@ const (
 // 0 ≤ p_1 ≤ … ≤ p_m ≤ N that cut dims into m+1 groups, group k (the axes
 // dims[p_k:p_{k+1}], linearised in C order) being storage dimension k. The
 // storage must have rank m+1 and its dimension k the product of the sizes
-// of group k. Seed 001 asks for 0 < p_1 < … < p_m < N; an empty group is
+// of group k. The DM proposal asks for 0 < p_1 < … < p_m < N; an empty group is
 // accepted here as a storage dimension of length 1.
 //
 // storage may be a dense tensor (arrowsparse.Dense, such as *views.View), a
@@ -93,6 +90,15 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage arrowsparse.Te
 			return nil, core.Errorf(arrowsparse.ErrStructure, "gcs: partitioning %v is not a non-decreasing sequence in [0, %d]", partitioning, n)
 		}
 		prev = p
+	}
+	if dn, ok := storage.(arrowsparse.Dense); ok {
+		// Any Dense is read through a checked view.
+		v, err := views.Of(dn)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Release()
+		storage = v
 	}
 	kind, err := storeKindOf(storage)
 	if err != nil {
@@ -188,9 +194,7 @@ func (d *DM) Retain() { d.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (d *DM) Release() {
 	n := d.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: DM released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a DM")
 	if n == 0 {
 		d.storage.Release()
 		d.storage = nil
@@ -261,7 +265,7 @@ func (d *DM) isWhole() bool {
 }
 
 // Dims returns the wrapper axes of each storage dimension, in order,
-// concatenated: seed 001's dimensions. Axes removed by Index do not appear.
+// concatenated: the DM proposal's dimensions. Axes removed by Index do not appear.
 func (d *DM) Dims() []int {
 	var out []int
 	for _, g := range d.groups {
@@ -275,7 +279,7 @@ func (d *DM) Dims() []int {
 }
 
 // Partitioning returns the positions in Dims that start storage
-// dimensions 1, 2, …: seed 001's partitioning. After Index removed every
+// dimensions 1, 2, …: the DM proposal's partitioning. After Index removed every
 // axis of a group, two positions may be equal.
 func (d *DM) Partitioning() []int {
 	out := make([]int, 0, len(d.groups)-1)
@@ -293,7 +297,7 @@ func (d *DM) Partitioning() []int {
 	return out
 }
 
-// Reduction returns the internal parameters of seed 001's prototype, which
+// Reduction returns the internal parameters of the reference implementation of the DM proposal, which
 // make slicing and permuting copy-free: for each storage dimension k, the
 // wrapper axes that map onto it (rdimensions[k]), their signed strides in
 // it (rstrides[k]), and its offset (roffset[k]), so that storage index k of
@@ -314,685 +318,4 @@ func (d *DM) Reduction() (rdimensions [][]int, rstrides [][]int64, roffset []int
 		}
 	}
 	return rdimensions, rstrides, roffset
-}
-
-// Slice returns the DM of the elements selected by one views.Range per
-// axis, with Python's slice semantics (negative bounds count from the end,
-// bounds are clamped, a negative step reverses, a step of 0 is an error
-// wrapping arrowsparse.ErrOutOfRange). Missing trailing ranges select whole axes.
-// The storage is shared, never copied or read: only the parameters change.
-// The result must be released by the caller.
-func (d *DM) Slice(ranges ...views.Range) (*DM, error) {
-	if len(ranges) > len(d.shape) {
-		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: %d ranges for a %d-d DM", len(ranges), len(d.shape))
-	}
-	type sel struct{ start, step, n int64 }
-	sels := make([]sel, len(ranges))
-	for a, r := range ranges {
-		s, st, n, err := r.Resolve(d.shape[a])
-		if err != nil {
-			return nil, err
-		}
-		sels[a] = sel{s, st, n}
-	}
-	out := d.derive()
-	for _, g := range out.groups {
-		for i := range g {
-			f := &g[i]
-			if f.axis < 0 || f.axis >= len(sels) {
-				continue
-			}
-			s := sels[f.axis]
-			f.start += f.step * s.start
-			if s.n > 1 {
-				f.step *= s.step
-			}
-		}
-	}
-	for a, s := range sels {
-		out.shape[a] = s.n
-	}
-	return out, nil
-}
-
-// Index returns the DM of the elements whose index on axis is i, with that
-// axis removed: NumPy's a[..., i, ...]. A negative axis or i counts from the
-// end; an axis or index out of range is an error wrapping arrowsparse.ErrOutOfRange.
-// The storage is shared, never copied: the axis becomes a fixed offset in
-// its storage dimension. The result must be released by the caller.
-func (d *DM) Index(axis int, i int64) (*DM, error) {
-	n := len(d.shape)
-	if axis < 0 {
-		axis += n
-	}
-	if axis < 0 || axis >= n {
-		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: axis %d is outside a %d-d DM", axis, n)
-	}
-	if i < 0 {
-		i += d.shape[axis]
-	}
-	if i < 0 || i >= d.shape[axis] {
-		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: index %d is outside axis %d of length %d", i, axis, d.shape[axis])
-	}
-	out := d.derive()
-	for _, g := range out.groups {
-		for j := range g {
-			f := &g[j]
-			switch {
-			case f.axis == axis:
-				f.start += f.step * i
-				f.step = 1
-				f.axis = -1
-			case f.axis > axis:
-				f.axis--
-			}
-		}
-	}
-	out.shape = slices.Delete(out.shape, axis, axis+1)
-	if out.names != nil {
-		out.names = core.CloneDimNames(slices.Delete(out.names, axis, axis+1))
-	}
-	return out, nil
-}
-
-// Transpose returns the DM with its axes permuted: axis k of the result is
-// axis perm[k] of the receiver; with no arguments the axes are reversed. The
-// storage is shared, never copied: only the axis numbers in the parameters
-// change. A perm that is not a permutation is an error wrapping
-// arrowsparse.ErrStructure. The result must be released by the caller.
-func (d *DM) Transpose(perm ...int) (*DM, error) {
-	n := len(d.shape)
-	if len(perm) == 0 {
-		perm = make([]int, n)
-		for k := range perm {
-			perm[k] = n - 1 - k
-		}
-	}
-	if err := core.CheckPermutation(perm, n, "gcs: axis permutation"); err != nil {
-		return nil, err
-	}
-	inv := make([]int, n)
-	for k, p := range perm {
-		inv[p] = k
-	}
-	out := d.derive()
-	for _, g := range out.groups {
-		for j := range g {
-			if g[j].axis >= 0 {
-				g[j].axis = inv[g[j].axis]
-			}
-		}
-	}
-	for k, p := range perm {
-		out.shape[k] = d.shape[p]
-		if out.names != nil {
-			out.names[k] = d.names[p]
-		}
-	}
-	return out, nil
-}
-
-// SwapAxes returns the DM with axes a and b exchanged (negative axes count
-// from the end), without copying. The result must be released by the
-// caller.
-func (d *DM) SwapAxes(a, b int) (*DM, error) {
-	n := len(d.shape)
-	if a < 0 {
-		a += n
-	}
-	if b < 0 {
-		b += n
-	}
-	if a < 0 || a >= n || b < 0 || b >= n {
-		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: axes %d and %d are not both axes of a %d-d DM", a, b, n)
-	}
-	perm := make([]int, n)
-	for k := range perm {
-		perm[k] = k
-	}
-	perm[a], perm[b] = b, a
-	return d.Transpose(perm...)
-}
-
-// forward writes the storage index of the wrapper index idx to s.
-func (d *DM) forward(idx, s []int64) {
-	for k, g := range d.groups {
-		var x int64
-		for _, f := range g {
-			i := f.start
-			if f.axis >= 0 {
-				i += f.step * idx[f.axis]
-			}
-			x += f.stride * i
-		}
-		s[k] = x
-	}
-}
-
-// invert writes to idx the wrapper indices of the axes of group k encoded
-// in the storage index x, and reports whether x is inside the wrapper.
-func (d *DM) invert(k int, x int64, idx []int64) bool {
-	g := d.groups[k]
-	u := uint64(x)
-	for j := len(g) - 1; j >= 0; j-- {
-		f := &g[j]
-		q, r := f.div.DivMod(u)
-		u = q
-		i := int64(r)
-		if f.axis < 0 {
-			if i != f.start {
-				return false
-			}
-			continue
-		}
-		t := i - f.start
-		if f.step != 1 {
-			if t%f.step != 0 {
-				return false
-			}
-			t /= f.step
-		}
-		if t < 0 || t >= d.shape[f.axis] {
-			return false
-		}
-		idx[f.axis] = t
-	}
-	return u == 0
-}
-
-// bounds returns the smallest and largest storage index of group k that
-// the wrapper reaches. The wrapper must not be empty.
-func (d *DM) bounds(k int) (lo, hi int64) {
-	for _, f := range d.groups[k] {
-		a, b := f.start, f.start
-		if f.axis >= 0 {
-			b = f.start + f.step*(d.shape[f.axis]-1)
-			if b < a {
-				a, b = b, a
-			}
-		}
-		lo += f.stride * a
-		hi += f.stride * b
-	}
-	return lo, hi
-}
-
-// empty reports whether the wrapper has no elements.
-func (d *DM) empty() bool {
-	for _, n := range d.shape {
-		if n == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// each calls f with the wrapper index and the position in the innermost
-// storage's value buffer of every stored element inside the wrapper, until
-// f returns false. It returns false if f did. The index slice is reused.
-func (d *DM) each(f func(idx []int64, p int64) bool) bool {
-	if d.empty() {
-		return true
-	}
-	switch d.kind {
-	case storeDense:
-		return d.eachDense(f)
-	case storeCOO:
-		return d.eachCOO(f)
-	case storeMatrix:
-		return d.eachMatrix(f)
-	}
-	inner := d.storage.(*DM)
-	idx := make([]int64, len(d.shape))
-	return inner.each(func(s []int64, p int64) bool {
-		for k := range d.groups {
-			if !d.invert(k, s[k], idx) {
-				return true
-			}
-		}
-		return f(idx, p)
-	})
-}
-
-// eachDense visits every wrapper index in row-major order: over dense
-// storage the DM is a strided view.
-func (d *DM) eachDense(f func([]int64, int64) bool) bool {
-	off, strides := d.denseLayout()
-	return odometer(d.shape, strides, off, f)
-}
-
-// denseLayout returns the element offset and strides of the strided view
-// that the DM is over dense storage.
-func (d *DM) denseLayout() (int64, []int64) {
-	dn := d.storage.(arrowsparse.Dense)
-	ds := dn.ElemStrides()
-	off := dn.ElemOffset()
-	strides := make([]int64, len(d.shape))
-	for k, g := range d.groups {
-		for _, f := range g {
-			off += ds[k] * f.stride * f.start
-			if f.axis >= 0 {
-				strides[f.axis] = ds[k] * f.stride * f.step
-			}
-		}
-	}
-	return off, strides
-}
-
-// odometer calls f(idx, base + Σ idx[a]·strides[a]) for every index of
-// shape in row-major order.
-func odometer(shape, strides []int64, base int64, f func([]int64, int64) bool) bool {
-	for _, n := range shape {
-		if n == 0 {
-			return true
-		}
-	}
-	idx := make([]int64, len(shape))
-	p := base
-	for {
-		if !f(idx, p) {
-			return false
-		}
-		a := len(shape) - 1
-		for ; a >= 0; a-- {
-			idx[a]++
-			p += strides[a]
-			if idx[a] < shape[a] {
-				break
-			}
-			p -= idx[a] * strides[a]
-			idx[a] = 0
-		}
-		if a < 0 {
-			return true
-		}
-	}
-}
-
-// eachCOO scans the COO entries, restricted by binary search to the range
-// of the first storage dimension when the COO is canonical.
-func (d *DM) eachCOO(f func([]int64, int64) bool) bool {
-	t := d.storage.(*coo.Tensor)
-	fm := formsOf(t)
-	n := t.NNZ()
-	lo, hi := int64(0), n
-	nd := len(d.groups)
-	if t.IsCanonical() && nd > 0 && n > 0 {
-		a, b := d.bounds(0)
-		lo = searchCOO(fm, n, nd, a)
-		hi = searchCOO(fm, n, nd, b+1)
-	}
-	idx := make([]int64, len(d.shape))
-	buf := make([]int64, chunk*max(nd, 1))
-	for a := lo; a < hi; a += chunk {
-		b := min(a+chunk, hi)
-		fm.coords(int(a), int(b), buf)
-	entries:
-		for q := range b - a {
-			s := buf[q*int64(nd) : (q+1)*int64(nd)]
-			for k := range nd {
-				if !d.invert(k, s[k], idx) {
-					continue entries
-				}
-			}
-			if !f(idx, a+q) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// searchCOO returns the first entry of a canonical COO whose first
-// coordinate is ≥ x.
-func searchCOO(fm cooForms, n int64, nd int, x int64) int64 {
-	lo, hi := int64(0), n
-	c := make([]int64, nd)
-	for lo < hi {
-		mid := int64(uint64(lo+hi) >> 1)
-		fm.coords(int(mid), int(mid+1), c)
-		if c[0] < x {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
-
-// eachMatrix visits the lanes that the wrapper reaches, and within each
-// only the entries in the reachable range of indices when the lanes are
-// sorted.
-func (d *DM) eachMatrix(f func([]int64, int64) bool) bool {
-	m := d.storage.(*Matrix)
-	km, kn := 0, 1 // storage dimensions of the lanes and of the indices
-	if m.axis == Cols {
-		km, kn = 1, 0
-	}
-	ix := m.ix()
-	lo, hi := d.bounds(kn)
-	idx := make([]int64, len(d.shape))
-	buf := make([]int64, chunk)
-	// Enumerate the wrapper indices of the lane group: each gives one lane.
-	g := d.groups[km]
-	var shape, strides []int64
-	var axes []int
-	base := int64(0)
-	for _, fc := range g {
-		base += fc.stride * fc.start
-		if fc.axis >= 0 {
-			axes = append(axes, fc.axis)
-			shape = append(shape, d.shape[fc.axis])
-			strides = append(strides, fc.stride*fc.step)
-		}
-	}
-	return odometer(shape, strides, base, func(sub []int64, lane int64) bool {
-		for i, a := range axes {
-			idx[a] = sub[i]
-		}
-		a, b := ix.lane(m, lane)
-		if m.sorted {
-			a = ix.lowerBound(m, a, b, lo)
-		}
-		for c := a; c < b; c += chunk {
-			e := min(c+chunk, b)
-			ix.indices(m, c, e, buf)
-			for q, j := range buf[:e-c] {
-				if j > hi && m.sorted {
-					return true
-				}
-				if d.invert(kn, j, idx) && !f(idx, c+int64(q)) {
-					return false
-				}
-			}
-		}
-		return true
-	})
-}
-
-// leafValues returns the value bytes of the innermost storage, into which
-// the positions that each and find give point.
-func (d *DM) leafValues() []byte {
-	var b []byte
-	switch s := d.storage.(type) {
-	case *DM:
-		return s.leafValues()
-	case *coo.Tensor:
-		if s.ValuesBuffer() != nil {
-			b = s.ValuesBuffer().Bytes()
-		}
-	case *Matrix:
-		if s.values != nil {
-			b = s.values.Bytes()
-		}
-	case arrowsparse.Dense:
-		b = s.Buffer().Bytes()
-	}
-	return wholeElems(b, arrowsparse.ByteWidth(d.DataType()))
-}
-
-// find appends to dst the positions in the innermost value buffer of the
-// elements stored at the wrapper index idx (already checked).
-func (d *DM) find(idx []int64, dst []int64) []int64 {
-	s := make([]int64, len(d.groups))
-	d.forward(idx, s)
-	switch st := d.storage.(type) {
-	case *DM:
-		return st.find(s, dst)
-	case *coo.Tensor:
-		return findCOO(st, s, dst)
-	case *Matrix:
-		k, j := s[0], s[1]
-		if st.axis == Cols {
-			k, j = j, k
-		}
-		ix := st.ix()
-		if st.sorted {
-			lo, hi := ix.search(st, k, j)
-			for p := lo; p < hi; p++ {
-				dst = append(dst, p)
-			}
-			return dst
-		}
-		return ix.scan(st, k, j, dst)
-	case arrowsparse.Dense:
-		p := st.ElemOffset()
-		for k, v := range st.ElemStrides() {
-			p += v * s[k]
-		}
-		return append(dst, p)
-	}
-	return dst
-}
-
-// findCOO appends the entries of t at coordinates s: by binary search in a
-// canonical tensor, by a scan otherwise.
-func findCOO(t *coo.Tensor, s []int64, dst []int64) []int64 {
-	fm := formsOf(t)
-	n := t.NNZ()
-	nd := len(s)
-	c := make([]int64, nd)
-	cmp := func(i int64) int {
-		fm.coords(int(i), int(i+1), c)
-		for k := range nd {
-			if c[k] != s[k] {
-				if c[k] < s[k] {
-					return -1
-				}
-				return 1
-			}
-		}
-		return 0
-	}
-	if t.IsCanonical() {
-		lo, hi := int64(0), n
-		for lo < hi {
-			mid := int64(uint64(lo+hi) >> 1)
-			if cmp(mid) < 0 {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		if lo < n && cmp(lo) == 0 {
-			dst = append(dst, lo)
-		}
-		return dst
-	}
-	for i := range n {
-		if cmp(i) == 0 {
-			dst = append(dst, i)
-		}
-	}
-	return dst
-}
-
-func (d *DM) checkIndex(idx []int64) {
-	if len(idx) != len(d.shape) {
-		panic(arrowsparse.PanicError{Msg: "gcs: index rank does not match the DM's rank"})
-	}
-	for k, i := range idx {
-		if uint64(i) >= uint64(d.shape[k]) {
-			panic(arrowsparse.PanicError{Msg: "gcs: index out of range"})
-		}
-	}
-}
-
-func mustDMType[T arrowsparse.Value](d *DM) {
-	if !arrowsparse.TypeMatches[T](d.DataType()) {
-		panic(arrowsparse.PanicError{Msg: "gcs: Go type " + arrowsparse.DataTypeOf[T]().String() + " does not match the DM's type " + d.DataType().String()})
-	}
-}
-
-func dmAt[T arrowsparse.Value](d *DM, idx []int64) T {
-	mustDMType[T](d)
-	d.checkIndex(idx)
-	perm := d.find(idx, nil)
-	var zero T
-	if len(perm) == 0 {
-		return zero
-	}
-	vs := core.MustSliceBytes[T](d.leafValues())
-	if len(perm) == 1 {
-		return vs[perm[0]]
-	}
-	out := []T{zero}
-	vals.For(d.DataType()).ReducePerm(core.BytesOf(vs), core.BytesOf(out), 0, perm, []int64{0, int64(len(perm))}, arrowsparse.SumDuplicates)
-	return out[0]
-}
-
-func dmAll[T arrowsparse.Value](d *DM) iter.Seq2[[]int64, T] {
-	mustDMType[T](d)
-	return func(yield func([]int64, T) bool) {
-		vs := core.MustSliceBytes[T](d.leafValues())
-		d.each(func(idx []int64, p int64) bool { return yield(idx, vs[p]) })
-	}
-}
-
-// ToDense returns a new row-major dense view of the DM's elements, in a
-// buffer from mem, with duplicates summed. The result must be released by
-// the caller.
-func (d *DM) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	size, err := arrowsparse.NumElements(d.shape)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := core.MulInt64(size, int64(arrowsparse.ByteWidth(d.DataType()))); !ok {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: dense size of shape %v overflows int64 bytes", d.shape)
-	}
-	if d.kind == storeDense {
-		// A DM over dense storage is a strided view: copy it.
-		dn := d.storage.(arrowsparse.Dense)
-		off, strides := d.denseLayout()
-		if d.empty() {
-			off = 0
-		}
-		v, err := views.New(d.DataType(), dn.Buffer(), off, d.shape, strides)
-		if err != nil {
-			return nil, err
-		}
-		defer v.Release()
-		c, err := v.Copy(mem)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Release()
-		return c.WithDimNames(d.names...)
-	}
-	v, err := views.AllocNamed(mem, d.DataType(), d.shape, d.names)
-	if err != nil {
-		return nil, err
-	}
-	strides, _ := arrowsparse.RowMajorStrides(d.shape)
-	vt := d.DataType()
-	vop := vals.For(vt)
-	w := int64(arrowsparse.ByteWidth(vt))
-	in := d.leafValues()
-	dense := v.Buffer().Bytes()
-	pos, perm := make([]int64, 0, chunk), make([]int64, 0, chunk)
-	stage := make([]byte, chunk*w)
-	flush := func() {
-		vop.Gather(in, stage, perm)
-		vop.Scatter(dense, pos, stage, 0, arrowsparse.SumDuplicates, nil)
-		pos, perm = pos[:0], perm[:0]
-	}
-	d.each(func(idx []int64, p int64) bool {
-		var q int64
-		for a, i := range idx {
-			q += i * strides[a]
-		}
-		pos, perm = append(pos, q), append(perm, p)
-		if len(pos) == chunk {
-			flush()
-		}
-		return true
-	})
-	flush()
-	return v, nil
-}
-
-// ToCOO materialises the DM's elements as a COO tensor with row-major
-// coordinates of type o.IndicesType (int64 by default) in new buffers from
-// mem, in the order All yields them; zeros of dense storage are left out.
-// The result must be released by the caller.
-func (d *DM) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
-	it := o.IndicesType
-	if it == nil {
-		it = arrow.PrimitiveTypes.Int64
-	}
-	if err := core.CheckIndexType(it); err != nil {
-		return nil, err
-	}
-	for k, n := range d.shape {
-		if n-1 > arrowsparse.IndexMax(it) {
-			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold coordinates of dimension %d (size %d)", it, k, n)
-		}
-	}
-	if d.kind == storeDense {
-		dn, err := d.ToDense(mem)
-		if err != nil {
-			return nil, err
-		}
-		defer dn.Release()
-		return coo.FromDense(mem, dn, it)
-	}
-	vt := d.DataType()
-	n := d.NNZ()
-	nd := int64(len(d.shape))
-	w := int64(arrowsparse.ByteWidth(vt))
-	cb := newBuffer(mem, n*nd*int64(arrowsparse.ByteWidth(it)))
-	vb := newBuffer(mem, n*w)
-	defer cb.Release()
-	defer vb.Release()
-	iop, vop := coords.For(it), vals.For(vt)
-	in := d.leafValues()
-	stage := make([]int64, 0, chunk*max(nd, 1))
-	perm := make([]int64, 0, chunk)
-	var at int64
-	flush := func() {
-		iop.Put(cb.Bytes(), at*nd, stage)
-		vop.Gather(in, vb.Bytes()[at*w:], perm)
-		at += int64(len(perm))
-		stage, perm = stage[:0], perm[:0]
-	}
-	d.each(func(idx []int64, p int64) bool {
-		stage, perm = append(stage, idx...), append(perm, p)
-		if len(perm) == chunk {
-			flush()
-		}
-		return true
-	})
-	flush()
-	var opts []coo.Option
-	if d.names != nil {
-		opts = append(opts, coo.WithDimNames(d.names...))
-	}
-	return coo.New(vt, it, d.shape, cb, coo.RowMajor, vb, n, opts...)
-}
-
-// ToGCS materialises the DM's elements as a GCS tensor with the given
-// mapping, in new buffers from mem (through ToCOO and TensorFromCOO). The
-// result must be released by the caller.
-func (d *DM) ToGCS(mem memory.Allocator, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
-	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Release()
-	return TensorFromCOO(mem, c, dims, partitioning, o)
-}
-
-// ToMatrix materialises a 2-d DM as a canonical CSR (axis Rows) or CSC
-// (axis Cols) matrix in new buffers from mem. The result must be released
-// by the caller.
-func (d *DM) ToMatrix(mem memory.Allocator, axis Axis, o ConvertOptions) (*Matrix, error) {
-	if len(d.shape) != 2 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: a %d-d DM is not a matrix", len(d.shape))
-	}
-	c, err := d.ToCOO(mem, ConvertOptions{IndicesType: o.IndicesType})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Release()
-	return FromCOO(mem, c, axis, o)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -64,7 +64,7 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	t.Helper()
 	x, _ := testutil.RandomCOO(t, mem, r, shape, 3+r.IntN(30), coo.RowMajor, i64, f64, 0)
 	defer x.Release()
-	cx, err := x.CanonicalizeWith(mem, coo.CanonOptions{Duplicates: arrowsparse.KeepFirst})
+	cx, err := x.Canonicalize(mem, coo.ConvertOptions{Duplicates: arrowsparse.KeepFirst})
 	require.NoError(t, err)
 	defer cx.Release()
 	d, err := cx.ToDense(mem)
@@ -90,28 +90,28 @@ func newDMCase(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64, 
 	sx, err := coo.FromSlices(mem, ss, sc, coo.RowMajor, sv)
 	require.NoError(t, err)
 	c.stores["coo"] = sx
-	can, err := sx.Canonicalize(mem)
+	can, err := sx.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	c.stores["coo-canonical"] = can
 	dense, err := sx.ToDense(mem)
 	require.NoError(t, err)
 	c.stores["dense"] = dense
 	if len(ss) == 2 {
-		csr, err := gcs.FromCOO(mem, sx, gcs.Rows, gcs.ConvertOptions{IndicesType: i32})
+		csr, err := gcs.MatrixFromCOO(mem, sx, gcs.Rows, gcs.ConvertOptions{IndexType: i32})
 		require.NoError(t, err)
 		c.stores["csr"] = csr
-		csc, err := gcs.FromCOO(mem, sx, gcs.Cols, gcs.ConvertOptions{})
+		csc, err := gcs.MatrixFromCOO(mem, sx, gcs.Cols, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["csc"] = csc
 		// A CSR with unsorted rows.
 		c.stores["csr-unsorted"] = unsortRows(t, mem, csr, r)
 	}
 	if len(ss) >= 2 {
-		g, err := gcs.TensorFromCOO(mem, sx, r.Perm(len(ss)), 1, gcs.ConvertOptions{})
+		g, err := fromCOOMapped(mem, sx, r.Perm(len(ss)), 1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		c.stores["gcs"] = g
 		// A DM over a CSR: hierarchical storage.
-		inner, err := gcs.TensorFromCOO(mem, sx, identity(len(ss)), len(ss)-1, gcs.ConvertOptions{})
+		inner, err := fromCOOMapped(mem, sx, identity(len(ss)), len(ss)-1, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		h := inner.DM()
 		inner.Release()
@@ -270,7 +270,7 @@ func checkDM(t *testing.T, mem memory.Allocator, d *gcs.DM, ref *views.View, den
 	c.Release()
 	rev := identity(len(shape))
 	slices.Reverse(rev)
-	g, err := d.ToGCS(mem, rev, len(shape)/2, gcs.ConvertOptions{})
+	g, err := toGCSMapped(mem, d, rev, len(shape)/2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	gd, err := g.ToDense(mem)
 	require.NoError(t, err)
@@ -298,7 +298,7 @@ func TestPropertyDM(t *testing.T) {
 		dims  []int
 		cuts  []int
 	}{
-		{[]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}}, // seed 001: storage (5, 12)
+		{[]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}}, // the DM proposal: storage (5, 12)
 		{[]int64{2, 3, 4}, []int{0, 1, 2}, []int{2}},
 		{[]int64{4, 5}, []int{1, 0}, []int{1}},
 		{[]int64{6}, []int{0}, nil},
@@ -351,15 +351,15 @@ func TestPropertyDM(t *testing.T) {
 	}
 }
 
-// Seed 001's example: shape (3, 4, 5), dims (2, 1, 0), partitioning (1,)
-// gives a (5, 12) storage; and its prototype's parameters.
-func TestSeed001(t *testing.T) {
+// The DM proposal's example: shape (3, 4, 5), dims (2, 1, 0), partitioning (1,)
+// gives a (5, 12) storage; and the parameters of its reference implementation.
+func TestDMStorageExample(t *testing.T) {
 	mem := testutil.Checked(t)
 	v, err := views.Alloc(mem, f64, []int64{5, 12})
 	require.NoError(t, err)
 	defer v.Release()
-	for i := range views.Data[float64](v) {
-		views.Data[float64](v)[i] = float64(i)
+	for i := range testutil.ViewValues[float64](t, v) {
+		testutil.ViewValues[float64](t, v)[i] = float64(i)
 	}
 	d, err := gcs.NewDM([]int64{3, 4, 5}, []int{2, 1, 0}, []int{1}, v)
 	require.NoError(t, err)
@@ -397,9 +397,9 @@ func TestSeed001(t *testing.T) {
 // At answers by binary search.
 func TestDMOverCSR(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer m.Release()
 	d, err := gcs.NewDM([]int64{4, 5}, []int{0, 1}, []int{1}, m)

@@ -17,7 +17,7 @@ func ExampleNewCSR() {
 	indptr := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{0, 2, 4, 7, 9}))
 	indices := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{2, 4, 0, 3, 0, 2, 3, 3, 4}))
 	values := memory.NewBufferBytes(arrow.Float64Traits.CastToBytes([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}))
-	m, err := gcs.NewCSR([]int64{4, 5}, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32, indptr, indices, values, 9)
+	m, err := gcs.NewCSR(arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32, []int64{4, 5}, indptr, indices, values, 9)
 	if err != nil {
 		panic(err)
 	}
@@ -27,9 +27,16 @@ func ExampleNewCSR() {
 	fmt.Println("row 2:", cols, vals)
 	fmt.Println("A[3,4] =", gcs.At[float64](m, 3, 4))
 	y := make([]float64, 4)
-	_ = gcs.MulVec(y, m, false, []float64{1, 1, 1, 1, 1}, 1)
+	if err := gcs.MulVec(y, m, []float64{1, 1, 1, 1, 1}, gcs.KernelOptions{}); err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("A·1 =", y)
-	d, _ := m.ToDense(mem)
+	d, err := m.ToDense(mem)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer d.Release()
 	fmt.Print(views.Formatted(d.(*views.View), "%g"))
 	// Output:
@@ -45,35 +52,54 @@ func ExampleNewCSR() {
 
 // Converting an unsorted COO with a duplicate at (2, 0) to canonical CSR
 // and CSC: the duplicate is summed, the indices sorted.
-func ExampleFromCOO() {
+func ExampleMatrixFromCOO() {
 	mem := memory.NewGoAllocator()
-	x, _ := coo.FromSlices(mem, []int64{3, 3},
+	x, err := coo.FromSlices(mem, []int64{3, 3},
 		[]int64{2, 0, 0, 1, 2, 0, 1, 2}, coo.RowMajor, []float64{1, 2, 3, 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer x.Release()
-	csr, _ := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
-	defer csr.Release()
-	csc, _ := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
-	defer csc.Release()
-	for _, m := range []*gcs.Matrix{csr, csc} {
-		ptr, _ := gcs.Indptr[int64](m)
-		idx, _ := gcs.Indices[int64](m)
+	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
+		m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int32, IndptrType: arrow.PrimitiveTypes.Int32})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		ptr, _ := gcs.Indptr[int32](m)
+		idx, _ := gcs.Indices[int32](m)
 		vs, _ := gcs.Values[float64](m)
 		fmt.Println(m.Format(), ptr, idx, vs)
+		m.Release()
 	}
 	// Output:
 	// CSR [0 1 2 3] [1 2 0] [2 4 4]
 	// CSC [0 1 2 3] [2 0 1] [4 2 4]
 }
 
-// Seed 000's third example: the (2, 3, 4) array with dims (2, 1, 0) and
-// partitioning (1,) is a 4×6 CSR.
-func ExampleTensorFromCOO() {
+// The third example of Peterson's "Gentle introduction to GCS": the
+// (2, 3, 4) array with dims (2, 1, 0) and partitioning 1 is a 4×6 CSR.
+func ExampleFromCOO() {
 	mem := memory.NewGoAllocator()
-	x, _ := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
+	x, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
 		0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 2, 1, 1, 0, 0, 1, 0, 3, 1, 2, 0, 1, 2, 2, 1, 2, 3,
 	}, coo.RowMajor, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer x.Release()
-	g, _ := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
+	mp, err := gcs.NewMapping(x.Shape(), []int{2, 1, 0}, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{Mapping: mp})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer g.Release()
 	s := g.Storage()
 	ptr, _ := gcs.Indptr[int32](s)

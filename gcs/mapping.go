@@ -9,7 +9,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/divide"
 )
 
-// Mapping is the dimensionality reduction of seed 000: it maps the index of
+// Mapping is the dimensionality reduction of the GCS introduction: it maps the index of
 // an N-d tensor onto a (row, column) pair of a 2-d matrix, and back.
 //
 // Dims is a permutation of the axes and Partitioning splits it: the axes
@@ -38,13 +38,14 @@ type Mapping struct {
 // axis permutation dims and the partitioning p: the first p axes of dims
 // are the row dimensions, the others the column dimensions.
 //
-// Seed 000 takes 0 < p < N; NewMapping also accepts p = 0 (every axis a
+// The GCS introduction takes 0 < p < N; NewMapping also accepts p = 0 (every axis a
 // column dimension, one row) and p = N (one column), so that 0-d and 1-d
 // tensors have a mapping too. It returns an error wrapping arrowsparse.ErrStructure
 // if dims is not a permutation of 0..N-1 or p is outside [0, N],
-// arrowsparse.ErrShape for a negative dimension, and arrowsparse.ErrOverflow if the number of
-// rows or columns (or rows+1, the length of a CSR index pointer array) does
-// not fit in int64.
+// arrowsparse.ErrShape for a negative dimension, and arrowsparse.ErrOverflow
+// if the number of rows or columns does not fit in int64. (Whether the
+// storage matrix can hold that many index pointers is for the matrix to
+// check.)
 func NewMapping(shape []int64, dims []int, p int) (Mapping, error) {
 	if err := core.CheckShape(shape); err != nil {
 		return Mapping{}, err
@@ -68,9 +69,6 @@ func NewMapping(shape []int64, dims []int, p int) (Mapping, error) {
 	}
 	if mp.cols, err = groupStrides(shape, dims[p:], mp.strides[p:]); err != nil {
 		return Mapping{}, err
-	}
-	if mp.rows == 1<<63-1 || mp.cols == 1<<63-1 {
-		return Mapping{}, core.Errorf(arrowsparse.ErrOverflow, "gcs: reduced shape (%d, %d) of shape %v needs more than 2^63-1 index pointers", mp.rows, mp.cols, shape)
 	}
 	return mp, nil
 }
@@ -143,7 +141,7 @@ func (mp Mapping) NumDims() int { return len(mp.shape) }
 // Dims returns a copy of the axis permutation.
 func (mp Mapping) Dims() []int { return slices.Clone(mp.dims) }
 
-// Partitioning returns the number of row dimensions: seed 000's
+// Partitioning returns the number of row dimensions: the GCS introduction's
 // partitioning tuple (p,).
 func (mp Mapping) Partitioning() int { return mp.split }
 
@@ -341,3 +339,7 @@ func (r radix) dot(x uint64, mul []int64) int64 {
 // rowRadix and colRadix decompose rows and columns.
 func (mp Mapping) rowRadix() radix { return newRadix(mp.shape, mp.dims[:mp.split]) }
 func (mp Mapping) colRadix() radix { return newRadix(mp.shape, mp.dims[mp.split:]) }
+
+// IsZero reports whether mp is the zero Mapping, which no constructor
+// returns: ConvertOptions reads it as "the default mapping".
+func (mp Mapping) IsZero() bool { return mp.strides == nil }

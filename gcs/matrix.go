@@ -8,6 +8,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // Axis names the compressed axis of a matrix: Rows for CSR, Cols for CSC.
@@ -63,70 +64,33 @@ type Matrix struct {
 	bounded     bool           // every index checked (or built) inside the shape
 }
 
-var _ arrowsparse.Tensor = (*Matrix)(nil)
-
-// Option configures New, NewCSR, NewCSC and FromSlices.
-type Option func(*config)
-
-type config struct {
-	names   []string
-	claim   int8 // 0 no claim, 1 claims canonical, -1 claims not canonical
-	trusted bool
-}
-
-// WithDimNames sets the two dimension names (row, column), or none.
-func WithDimNames(names ...string) Option {
-	return func(c *config) { c.names = names }
-}
-
-// WithCanonicalClaim records what the producer of the data claims about the
-// order of the indices. A true claim is checked: if some lane is not
-// strictly increasing, New fails with an error wrapping arrowsparse.ErrNotCanonical.
-// A false claim is not an error; the flag is computed either way. Under
-// Trusted the claim is adopted without a check.
-func WithCanonicalClaim(canonical bool) Option {
-	return func(c *config) {
-		c.claim = -1
-		if canonical {
-			c.claim = 1
-		}
-	}
-}
-
-// Trusted skips the O(nnz) checks of New: indices are not checked against
-// the shape, and the canonical flag is the claim made with
-// WithCanonicalClaim (false without one). Types, buffer sizes, alignment
-// and the whole indptr array (start, monotonicity, end) are still checked,
-// so no access can go outside a buffer; but an index outside the shape
-// makes ToDense, At and the kernels panic. Use it only for data this
-// process wrote itself or otherwise trusts, and call Validate when in
-// doubt.
-func Trusted() Option {
-	return func(c *config) { c.trusted = true }
-}
+var _ arrowsparse.Sparse = (*Matrix)(nil)
 
 // New returns a matrix over existing Arrow buffers, without copying them.
 // axis says which axis is compressed (Rows: CSR, Cols: CSC); shape is
 // (rows, columns). For CSR, indptr holds rows+1 pointers of indptrType and
-// indices holds the column of each of the nnz values; for CSC, indptr holds
-// cols+1 pointers and indices the rows. indptrType and indicesType may
-// differ (Arrow allows it); values holds nnz values of valueType. Buffers
-// may be longer than needed (IPC pads them); New retains the three buffers
-// and the caller keeps its own references. A nil buffer is allowed where
-// zero bytes are needed.
+// indices holds the column of each of the nnz values, of indexType; for
+// CSC, indptr holds cols+1 pointers and indices the rows. indptrType and
+// indexType may differ (Arrow allows it); values holds nnz values of
+// valueType. Buffers may be longer than needed (IPC pads them): the matrix
+// keeps exactly the bytes it needs, and nothing later reads the rest. New
+// retains the three buffers and the caller keeps its own references. A nil
+// buffer is allowed where zero bytes are needed.
 //
 // New checks the types, the shape and names, the buffer sizes and
 // alignment, that indptr starts at 0, never decreases and ends at nnz, and
-// (unless Trusted) that every index lies inside the shape; it computes the
-// canonical flag (strictly increasing indices within every lane). Any
-// failure returns an error wrapping arrow.ErrInvalid, arrow.ErrIndex or
-// arrow.ErrType. The returned matrix must be released by the caller.
-func New(axis Axis, shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+// (unless WithTrusted) that every index lies inside the shape; it computes
+// the canonical flag (strictly increasing indices within every lane). The
+// index type needs to hold only the indices stored, and the pointer type
+// the pointers, as in Arrow C++. Any failure returns an error wrapping
+// arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType. The returned matrix
+// must be released by the caller.
+func New(valueType, indptrType, indexType arrow.DataType, shape []int64, axis Axis, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
 	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
-	m, err := build(axis, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, &cfg)
+	m, err := build(axis, shape, valueType, indptrType, indexType, indptr, indices, values, nnz, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -135,20 +99,30 @@ func New(axis Axis, shape []int64, valueType, indptrType, indicesType arrow.Data
 			b.Retain()
 		}
 	}
+	m.exact()
 	return m, nil
 }
 
-// NewCSR is New(Rows, …): a CSR matrix over existing buffers, adopted
-// without copying. SciPy's csr_matrix (indptr, indices, data) maps onto it
-// directly, int32 buffers staying int32.
-func NewCSR(shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
-	return New(Rows, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, opts...)
+// NewCSR is New with axis Rows: a CSR matrix over existing buffers,
+// adopted without copying. SciPy's csr_matrix (indptr, indices, data) maps
+// onto it directly, int32 buffers staying int32.
+func NewCSR(valueType, indptrType, indexType arrow.DataType, shape []int64, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+	return New(valueType, indptrType, indexType, shape, Rows, indptr, indices, values, nnz, opts...)
 }
 
-// NewCSC is New(Cols, …): a CSC matrix over existing buffers, adopted
-// without copying.
-func NewCSC(shape []int64, valueType, indptrType, indicesType arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
-	return New(Cols, shape, valueType, indptrType, indicesType, indptr, indices, values, nnz, opts...)
+// NewCSC is New with axis Cols: a CSC matrix over existing buffers,
+// adopted without copying.
+func NewCSC(valueType, indptrType, indexType arrow.DataType, shape []int64, indptr, indices, values *memory.Buffer, nnz int64, opts ...Option) (*Matrix, error) {
+	return New(valueType, indptrType, indexType, shape, Cols, indptr, indices, values, nnz, opts...)
+}
+
+// exact cuts the matrix's buffers, to which it holds references, to the
+// bytes it needs.
+func (m *Matrix) exact() {
+	major, _ := m.dims()
+	core.AdoptExact(&m.indptr, (major+1)*int64(arrowsparse.ByteWidth(m.indptrType)))
+	core.AdoptExact(&m.indices, m.nnz*int64(arrowsparse.ByteWidth(m.indicesType)))
+	core.AdoptExact(&m.values, m.nnz*int64(arrowsparse.ByteWidth(m.valueType)))
 }
 
 // FromSlices returns a matrix holding copies of indptr, indices and values
@@ -177,11 +151,12 @@ func FromSlices[P, I arrowsparse.Index, T arrowsparse.Value](mem memory.Allocato
 		}
 		return nil, err
 	}
+	m.exact()
 	return m, nil
 }
 
-// build checks its arguments and returns a matrix that takes over the
-// caller's references to the buffers (it retains nothing).
+// build checks its arguments and returns a matrix over the buffers, which
+// it neither retains nor releases.
 func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices, values *memory.Buffer, nnz int64, cfg *config) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
@@ -221,14 +196,14 @@ func build(axis Axis, shape []int64, vt, pt, it arrow.DataType, indptr, indices,
 		values:      values,
 	}
 	major, minor := m.dims()
+	if nnz > 0 && minor == 0 {
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "gcs: %d values in a matrix without %s", nnz, axis.Other())
+	}
 	if major == 1<<63-1 {
 		return nil, core.Errorf(arrowsparse.ErrOverflow, "gcs: %d %s need %d pointers, which overflows int64", major, axis, uint64(major)+1)
 	}
 	if err := core.CheckIndexFits(pt, nnz, "nnz"); err != nil {
 		return nil, err
-	}
-	if nnz > 0 && minor-1 > arrowsparse.IndexMax(it) {
-		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: index type %s cannot hold the %d %s of the matrix", it, minor, axis.Other())
 	}
 	if err := core.CheckBuffer(indptr, major+1, pt, "gcs: indptr"); err != nil {
 		return nil, err
@@ -268,20 +243,9 @@ func (a Axis) singular() string {
 
 // copyBuffer returns a new buffer from mem holding a copy of b.
 func copyBuffer(mem memory.Allocator, b []byte) *memory.Buffer {
-	buf := newBuffer(mem, int64(len(b)))
+	buf := core.NewBuffer(mem, int64(len(b)))
 	copy(buf.Bytes(), b)
 	return buf
-}
-
-// wholeElems returns the longest prefix of b that holds whole elements of w
-// bytes: buffers may be longer than their elements, by any number of bytes.
-func wholeElems(b []byte, w int) []byte { return b[:len(b)/w*w] }
-
-// newBuffer returns a buffer of n bytes from mem, not zeroed.
-func newBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(int(n))
-	return b
 }
 
 // dims returns the number of lanes (the length of the compressed axis) and
@@ -302,9 +266,7 @@ func (m *Matrix) Retain() { m.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (m *Matrix) Release() {
 	n := m.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: Matrix released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a Matrix")
 	if n == 0 {
 		for _, b := range []*memory.Buffer{m.indptr, m.indices, m.values} {
 			if b != nil {
@@ -332,8 +294,8 @@ func (m *Matrix) DataType() arrow.DataType { return m.valueType }
 // IndptrType returns the type of the index pointers.
 func (m *Matrix) IndptrType() arrow.DataType { return m.indptrType }
 
-// IndicesType returns the type of the indices.
-func (m *Matrix) IndicesType() arrow.DataType { return m.indicesType }
+// IndexType returns the type of the indices.
+func (m *Matrix) IndexType() arrow.DataType { return m.indicesType }
 
 // Shape returns (rows, columns), as a new slice.
 func (m *Matrix) Shape() []int64 { return []int64{m.rows, m.cols} }
@@ -363,7 +325,7 @@ func (m *Matrix) Lanes() int64 {
 
 // IsCanonical reports whether the indices are strictly increasing within
 // every lane: sorted, without duplicates. The flag is computed when the
-// matrix is built (or claimed under Trusted), never taken on trust.
+// matrix is built (or claimed under WithTrusted), never taken on trust.
 func (m *Matrix) IsCanonical() bool { return m.canonical }
 
 // IsSorted reports whether the indices are non-decreasing within every
@@ -384,10 +346,18 @@ func (m *Matrix) IndicesBuffer() *memory.Buffer { return m.indices }
 // It may be nil when nnz is 0.
 func (m *Matrix) ValuesBuffer() *memory.Buffer { return m.values }
 
-// Indptr returns the Lanes()+1 index pointers as a []P aliasing the buffer.
+// ValueBytes returns the bytes of the NNZ values, in storage order, as the
+// little-endian bytes of DataType(). It aliases the matrix's memory: the
+// matrix must outlive it. It is the arrowsparse.Sparse accessor for code
+// that learns the value type only at run time.
+func (m *Matrix) ValueBytes() []byte { return m.values.Bytes() }
+
+// Indptr returns the Lanes()+1 index pointers of a matrix (or of a GCS
+// tensor's storage) as a []P aliasing the buffer.
 // It returns an error wrapping arrowsparse.ErrUnsupportedType if P is not the
 // indptr type. The slice must not be modified.
-func Indptr[P arrowsparse.Index](m *Matrix) ([]P, error) {
+func Indptr[P arrowsparse.Index, X Compressed](x X) ([]P, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[P](m.indptrType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indptr is %s, not %s", m.indptrType, arrowsparse.DataTypeOf[P]())
 	}
@@ -395,20 +365,36 @@ func Indptr[P arrowsparse.Index](m *Matrix) ([]P, error) {
 	return arrowsparse.AsSlice[P](m.indptr, major+1)
 }
 
-// Indices returns the nnz indices (columns for CSR, rows for CSC) as a []I
+// Indices returns the nnz indices (columns for CSR, rows for CSC) of a
+// matrix (or of a GCS tensor's storage) as a []I
 // aliasing the buffer. It returns an error wrapping arrowsparse.ErrUnsupportedType if
 // I is not the indices type. The slice must not be modified.
-func Indices[I arrowsparse.Index](m *Matrix) ([]I, error) {
+func Indices[I arrowsparse.Index, X Compressed](x X) ([]I, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[I](m.indicesType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: indices are %s, not %s", m.indicesType, arrowsparse.DataTypeOf[I]())
 	}
 	return arrowsparse.AsSlice[I](m.indices, m.nnz)
 }
 
-// Values returns the nnz values as a []T aliasing the buffer. It returns an
-// error wrapping arrowsparse.ErrUnsupportedType if T is not the value type. The
-// slice must not be modified.
-func Values[T arrowsparse.Value](m *Matrix) ([]T, error) {
+// Compressed is the constraint of the buffer accessors Values, Indptr and
+// Indices: a matrix, or a GCS tensor (whose storage matrix they read).
+type Compressed interface{ *Matrix | *Tensor }
+
+// storageOf returns the matrix that holds x's buffers.
+func storageOf[X Compressed](x X) *Matrix {
+	if t, ok := any(x).(*Tensor); ok {
+		return t.m
+	}
+	return any(x).(*Matrix)
+}
+
+// Values returns the nnz values of a matrix or GCS tensor as a []T
+// aliasing the buffer, in storage order. It returns an error wrapping
+// arrowsparse.ErrUnsupportedType if T is not the value type. The slice must
+// not be modified.
+func Values[T arrowsparse.Value, X Compressed](x X) ([]T, error) {
+	m := storageOf(x)
 	if !arrowsparse.TypeMatches[T](m.valueType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: values are %s, not %s", m.valueType, arrowsparse.DataTypeOf[T]())
 	}
@@ -469,8 +455,8 @@ func (m *Matrix) WithDimNames(names ...string) (*Matrix, error) {
 
 // Validate runs the full check of New on the matrix: types, buffer sizes,
 // the indptr array, every index inside the shape, and a canonical flag that
-// is true. It is what New does without Trusted, for matrices built with
-// Trusted.
+// is true. It is what New does without WithTrusted, for matrices built with
+// WithTrusted.
 func (m *Matrix) Validate() error {
 	cfg := config{names: m.names}
 	if m.canonical {

@@ -16,7 +16,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -29,14 +29,14 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	defer indptr.Release()
 	defer indices.Release()
 	defer values.Release()
-	m, err := gcs.NewCSR([]int64{4, 5}, f64, i32, i32, indptr, indices, values, 9, gcs.WithDimNames("r", "c"))
+	m, err := gcs.NewCSR(f64, i32, i32, []int64{4, 5}, indptr, indices, values, 9, gcs.WithDimNames("r", "c"))
 	require.NoError(t, err)
 	defer m.Release()
 	assert.Same(t, indptr, m.IndptrBuffer())
 	assert.Same(t, indices, m.IndicesBuffer())
 	assert.Same(t, values, m.ValuesBuffer())
 	assert.Equal(t, i32, m.IndptrType())
-	assert.Equal(t, i32, m.IndicesType())
+	assert.Equal(t, i32, m.IndexType())
 	assert.True(t, m.IsCanonical())
 	assert.Equal(t, []string{"r", "c"}, m.DimNames())
 	ptr, err := gcs.Indptr[int32](m)
@@ -58,7 +58,7 @@ func TestNewAdoptsBuffers(t *testing.T) {
 	// and padded buffers as IPC writes them.
 	p64 := testutil.BufferOf(mem, []int64{0, 2, 4, 7, 9, 0, 0})
 	defer p64.Release()
-	c, err := gcs.NewCSC([]int64{5, 4}, f64, i64, i32, p64, indices, values, 9)
+	c, err := gcs.NewCSC(f64, i64, i32, []int64{5, 4}, p64, indices, values, 9)
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, "CSC", c.Format().String())
@@ -95,98 +95,98 @@ func TestBadInput(t *testing.T) {
 		want error
 	}{
 		{"ok", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, nil},
 		{"indptr does not start at 0", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{1, 2, 3})
 			defer p.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"indptr decreases", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, 4, 3})
 			defer p.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"indptr negative", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, -1, 3})
 			defer p.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"indptr ends before nnz", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, 2, 2})
 			defer p.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"indptr ends after nnz", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 2)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 2)
 		}, arrowsparse.ErrStructure},
 		{"index too large", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, 3, 1})
 			defer i.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrOutOfRange},
 		{"negative index", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, -2, 1})
 			defer i.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrow.ErrIndex},
 		{"short indptr", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
 			p := testutil.BufferOf(mem, []int64{0, 3})
 			defer p.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrBufferSize},
 		{"short indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{0, 2})
 			defer i.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrBufferSize},
 		{"short values", func(p, i, _ *memory.Buffer) (*gcs.Matrix, error) {
 			v := testutil.BufferOf(mem, []float64{1, 2})
 			defer v.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrBufferSize},
 		{"nil indptr", func(_, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, i64, nil, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, nil, i, v, 3)
 		}, arrowsparse.ErrBufferSize},
 		{"indptr type too narrow for the buffer (int32 reading int64)", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR([]int64{5, 3}, f64, i32, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i32, i64, []int64{5, 3}, p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"misaligned indices", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			raw := testutil.BufferOf(mem, make([]byte, 8*3+4))
 			defer raw.Release()
 			i := memory.SliceBuffer(raw, 4, 24)
 			defer i.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrAlignment},
 		{"uint64 indices", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, arrow.PrimitiveTypes.Uint64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, arrow.PrimitiveTypes.Uint64, shape, p, i, v, 3)
 		}, arrowsparse.ErrUnsupportedType},
 		{"string values", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, arrow.BinaryTypes.String, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(arrow.BinaryTypes.String, i64, i64, shape, p, i, v, 3)
 		}, arrow.ErrType},
 		{"nil indptr type", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, nil, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, nil, i64, shape, p, i, v, 3)
 		}, arrowsparse.ErrUnsupportedType},
 		{"3-d shape", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR([]int64{2, 3, 1}, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, []int64{2, 3, 1}, p, i, v, 3)
 		}, arrowsparse.ErrShape},
 		{"negative dimension", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR([]int64{2, -3}, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, []int64{2, -3}, p, i, v, 3)
 		}, arrowsparse.ErrShape},
 		{"negative nnz", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, -1)
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, -1)
 		}, arrowsparse.ErrShape},
 		{"rows overflow the pointer count", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR([]int64{math.MaxInt64, 3}, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, []int64{math.MaxInt64, 3}, p, i, v, 3)
 		}, arrowsparse.ErrOverflow},
 		{"rows too many for the buffer", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR([]int64{math.MaxInt64 / 4, 3}, f64, i64, i64, p, i, v, 3)
+			return gcs.NewCSR(f64, i64, i64, []int64{math.MaxInt64 / 4, 3}, p, i, v, 3)
 		}, arrowsparse.ErrOverflow},
-		{"indices type too narrow for the columns", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
+		{"int8 indices in range in a matrix of 300 columns (legal, as in Arrow C++)", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int8{0, 2, 1})
 			defer i.Release()
-			return gcs.NewCSR([]int64{2, 300}, f64, i64, arrow.PrimitiveTypes.Int8, p, i, v, 3)
-		}, arrowsparse.ErrUnsupportedType},
+			return gcs.NewCSR(f64, i64, arrow.PrimitiveTypes.Int8, []int64{2, 300}, p, i, v, 3)
+		}, nil},
 		{"indptr type too narrow for nnz", func(_, _, _ *memory.Buffer) (*gcs.Matrix, error) {
 			n := 200
 			p := testutil.BufferOf(mem, []int8{0, 0})
@@ -195,18 +195,18 @@ func TestBadInput(t *testing.T) {
 			defer p.Release()
 			defer i.Release()
 			defer v.Release()
-			return gcs.NewCSR([]int64{1, 1}, f64, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8, p, i, v, int64(n))
+			return gcs.NewCSR(f64, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8, []int64{1, 1}, p, i, v, int64(n))
 		}, arrowsparse.ErrUnsupportedType},
 		{"false canonical claim", func(p, _, v *memory.Buffer) (*gcs.Matrix, error) {
 			i := testutil.BufferOf(mem, []int64{2, 0, 1})
 			defer i.Release()
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3, gcs.WithCanonicalClaim(true))
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3, gcs.WithCanonicalClaim(true))
 		}, arrowsparse.ErrNotCanonical},
 		{"unknown axis", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.New(gcs.Axis(7), shape, f64, i64, i64, p, i, v, 3)
+			return gcs.New(f64, i64, i64, shape, gcs.Axis(7), p, i, v, 3)
 		}, arrowsparse.ErrStructure},
 		{"wrong number of names", func(p, i, v *memory.Buffer) (*gcs.Matrix, error) {
-			return gcs.NewCSR(shape, f64, i64, i64, p, i, v, 3, gcs.WithDimNames("x"))
+			return gcs.NewCSR(f64, i64, i64, shape, p, i, v, 3, gcs.WithDimNames("x"))
 		}, arrowsparse.ErrShape},
 	}
 	for _, c := range cases {
@@ -241,14 +241,14 @@ func TestTrustedAndValidate(t *testing.T) {
 	defer i.Release()
 	defer v.Release()
 	// Trusted skips the index check but never the pointer check.
-	m, err := gcs.NewCSR([]int64{2, 3}, f64, i64, i64, p, i, v, 3, gcs.Trusted(), gcs.WithCanonicalClaim(true))
+	m, err := gcs.NewCSR(f64, i64, i64, []int64{2, 3}, p, i, v, 3, gcs.WithTrusted(), gcs.WithCanonicalClaim(true))
 	require.NoError(t, err)
 	defer m.Release()
 	assert.True(t, m.IsCanonical())
 	require.ErrorIs(t, m.Validate(), arrowsparse.ErrOutOfRange)
 	bad := testutil.BufferOf(mem, []int64{0, 4, 3})
 	defer bad.Release()
-	_, err = gcs.NewCSR([]int64{2, 3}, f64, i64, i64, bad, i, v, 3, gcs.Trusted())
+	_, err = gcs.NewCSR(f64, i64, i64, []int64{2, 3}, bad, i, v, 3, gcs.WithTrusted())
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 }
 
@@ -313,7 +313,7 @@ func TestDuplicatePolicies(t *testing.T) {
 		arrowsparse.SumDuplicates: 6, arrowsparse.KeepLast: 2, arrowsparse.KeepFirst: 3, arrowsparse.KeepMin: 1, arrowsparse.KeepMax: 3,
 	} {
 		for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-			m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p})
+			m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p})
 			require.NoError(t, err)
 			assert.Equal(t, int64(2), m.NNZ())
 			assert.True(t, m.IsCanonical())
@@ -322,19 +322,19 @@ func TestDuplicatePolicies(t *testing.T) {
 			m.Release()
 		}
 	}
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
 	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(42)})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(42)})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
-	_, err = gcs.FromCOO(mem, x, gcs.Axis(3), gcs.ConvertOptions{})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Axis(3), gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 	three, _ := testutil.RandomCOO(t, mem, rand.New(rand.NewPCG(1, 1)), []int64{2, 2, 2}, 3, coo.RowMajor, i64, f64, 0)
 	defer three.Release()
-	_, err = gcs.FromCOO(mem, three, gcs.Rows, gcs.ConvertOptions{})
+	_, err = gcs.MatrixFromCOO(mem, three, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrShape)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Uint64})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndptrType: arrow.PrimitiveTypes.Float32})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndptrType: arrow.PrimitiveTypes.Float32})
 	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 }
 
@@ -399,7 +399,7 @@ func TestPropertyMatrix(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
 				for _, workers := range []int{1, 2, 3} {
-					m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Workers: workers})
+					m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{Workers: workers})
 					require.NoError(t, err)
 					assert.True(t, m.IsCanonical())
 					assert.Equal(t, int64(len(rf.Entries)), m.NNZ())
@@ -419,16 +419,16 @@ func TestPropertyMatrix(t *testing.T) {
 				}
 			}
 			// From a canonical COO the conversion is a linear pass.
-			cx, err := x.Canonicalize(mem)
+			cx, err := x.Canonicalize(mem, coo.ConvertOptions{})
 			require.NoError(t, err)
-			m, err := gcs.FromCOO(mem, cx, gcs.Rows, gcs.ConvertOptions{})
+			m, err := gcs.MatrixFromCOO(mem, cx, gcs.Rows, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			checkMatrix(t, mem, m, want)
 			// Dense round trip.
 			d, err := m.ToDense(mem)
 			require.NoError(t, err)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				b, err := gcs.FromDense(mem, d, axis, gcs.ConvertOptions{})
+				b, err := gcs.MatrixFromDense(mem, d, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				checkMatrix(t, mem, b, want)
 				b.Release()
@@ -462,13 +462,13 @@ func TestIndexTypePairs(t *testing.T) {
 	for _, pt := range testutil.IndexTypes {
 		for _, it := range testutil.IndexTypes {
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndptrType: pt, IndicesType: it})
+				m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{IndptrType: pt, IndexType: it})
 				require.NoError(t, err)
 				assert.Equal(t, pt, m.IndptrType())
-				assert.Equal(t, it, m.IndicesType())
+				assert.Equal(t, it, m.IndexType())
 				checkMatrix(t, mem, m, want)
 				y := make([]float64, 9)
-				require.NoError(t, gcs.MulVec(y, m, false, xv, 1))
+				require.NoError(t, gcs.MulVec(y, m, xv, gcs.KernelOptions{Workers: 1}))
 				assert.InDeltaSlice(t, yRef, y, 1e-9)
 				o, err := m.ToCSC(mem, gcs.ConvertOptions{})
 				require.NoError(t, err)
@@ -490,10 +490,10 @@ func TestValueTypes(t *testing.T) {
 			defer x.Release()
 			want := rf.Dense(arrowsparse.SumDuplicates)
 			for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-				m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
+				m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{})
 				require.NoError(t, err)
 				assert.Equal(t, vt, m.DataType())
-				assert.Equal(t, arrow.PrimitiveTypes.Uint8, m.IndicesType())
+				assert.Equal(t, arrow.PrimitiveTypes.Uint8, m.IndexType())
 				checkMatrix(t, mem, m, want)
 				o, err := m.ToCSC(mem, gcs.ConvertOptions{})
 				require.NoError(t, err)
@@ -507,10 +507,10 @@ func TestValueTypes(t *testing.T) {
 
 func TestRowColLane(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-		m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{})
+		m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{})
 		require.NoError(t, err)
 		cols, vs := gcs.Row[float64](m, 2)
 		assert.Equal(t, []int64{0, 2, 3}, cols)
@@ -548,15 +548,15 @@ func TestFromDenseStrided(t *testing.T) {
 	v, err := views.Alloc(mem, f64, []int64{3, 4})
 	require.NoError(t, err)
 	defer v.Release()
-	data := views.Data[float64](v)
+	data := testutil.ViewValues[float64](t, v)
 	copy(data, []float64{1, 0, 2, 0, 0, math.Copysign(0, -1), 0, 3, math.NaN(), 0, 0, 4})
 	tr := v.T() // 4×3, column-major
 	defer tr.Release()
 	for _, axis := range []gcs.Axis{gcs.Rows, gcs.Cols} {
-		m, err := gcs.FromDense(mem, tr, axis, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8})
+		m, err := gcs.MatrixFromDense(mem, tr, axis, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8})
 		require.NoError(t, err)
 		assert.Equal(t, int64(5), m.NNZ())
-		assert.Equal(t, arrow.PrimitiveTypes.Int8, m.IndicesType())
+		assert.Equal(t, arrow.PrimitiveTypes.Int8, m.IndexType())
 		assert.Equal(t, 3.0, gcs.At[float64](m, 3, 1))
 		assert.True(t, math.IsNaN(gcs.At[float64](m, 0, 2)))
 		assert.Equal(t, 0.0, gcs.At[float64](m, 1, 1))
@@ -565,7 +565,7 @@ func TestFromDenseStrided(t *testing.T) {
 	three, err := views.Alloc(mem, f64, []int64{2, 2, 2})
 	require.NoError(t, err)
 	defer three.Release()
-	_, err = gcs.FromDense(mem, three, gcs.Rows, gcs.ConvertOptions{})
+	_, err = gcs.MatrixFromDense(mem, three, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrShape)
 }
 
@@ -573,9 +573,9 @@ func TestFromDenseStrided(t *testing.T) {
 // COO reports as not canonical.
 func TestToCOOShares(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err)
 	defer m.Release()
 	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
@@ -585,11 +585,11 @@ func TestToCOOShares(t *testing.T) {
 	assert.Equal(t, arrow.PrimitiveTypes.Int8, c.IndexType())
 	assert.False(t, c.IsCanonical())
 	// Re-typing the indices without moving anything.
-	w, err := m.ToCSC(mem, gcs.ConvertOptions{IndicesType: i64})
+	w, err := m.ToCSC(mem, gcs.ConvertOptions{IndexType: i64})
 	require.NoError(t, err)
 	defer w.Release()
 	assert.Same(t, m.ValuesBuffer(), w.ValuesBuffer())
-	assert.Equal(t, i64, w.IndicesType())
+	assert.Equal(t, i64, w.IndexType())
 	assert.Equal(t, arrow.PrimitiveTypes.Int8, w.IndptrType())
 	same, err := m.ToCSC(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
@@ -608,7 +608,7 @@ func TestOddBufferLengths(t *testing.T) {
 	defer i.Release()
 	defer raw.Release()
 	copy(raw.Bytes(), core.BytesOf([]float64{1, 2, 3}))
-	m, err := gcs.NewCSR([]int64{2, 2}, f64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int8, p, i, raw, 3)
+	m, err := gcs.NewCSR(f64, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int8, []int64{2, 2}, p, i, raw, 3)
 	require.NoError(t, err)
 	defer m.Release()
 	want := []float64{2, 1, 0, 3}
@@ -621,7 +621,9 @@ func TestOddBufferLengths(t *testing.T) {
 	defer dd.Release()
 	assert.Equal(t, []float64{2, 0, 1, 3}, testutil.DenseValues(t, dd))
 	y := make([]float64, 2)
-	require.NoError(t, gcs.MulVec(y, m, true, []float64{1, 1}, 1))
+	mT := m.T()
+	defer mT.Release()
+	require.NoError(t, gcs.MulVec(y, mT, []float64{1, 1}, gcs.KernelOptions{Workers: 1}))
 	assert.Equal(t, []float64{2, 4}, y)
 	v, err := views.New(f64, raw, 0, []int64{3}, []int64{1})
 	require.NoError(t, err)

@@ -1,3 +1,5 @@
+//go:generate go run gen_asm.go
+
 package gcs
 
 import (
@@ -16,40 +18,35 @@ import (
 // on one goroutine: under it, starting goroutines costs more than it saves.
 const parallelNNZ = 1 << 16
 
-// MulVec computes dst = A·x, or dst = Aᵀ·x when trans is true, for a
-// float32 or float64 matrix A and vectors of the same type. dst is
+// MulVec computes dst = A·x for a float32 or float64 matrix A and vectors
+// of the same type; for Aᵀ·x pass a.T(), which shares a's buffers. dst is
 // overwritten and must not overlap x. len(x) must be the number of columns
-// of op(A) and len(dst) its number of rows; a mismatch is an error
-// wrapping arrowsparse.ErrShape, and a T other than the value type one wrapping
+// of A and len(dst) its number of rows; a mismatch is an error wrapping
+// arrowsparse.ErrShape, and a T other than the value type one wrapping
 // arrowsparse.ErrUnsupportedType (arrow.ErrType). Duplicates are summed.
 //
-// The product of a CSR (or Aᵀ of a CSC) runs lane by lane, each output
-// element being one sequential dot product (scipy's order of summation),
-// on up to workers goroutines (0 means GOMAXPROCS) that get ranges of
-// lanes holding equal numbers of values. The other direction scatters;
+// A CSR runs lane by lane, each output element being one sequential dot
+// product (scipy's order of summation), on up to o.Workers goroutines that
+// get ranges of lanes holding equal numbers of values. A CSC scatters;
 // with several workers each accumulates into a private vector and the
 // vectors are added at the end. Matrices with fewer than 65536 values use
 // one goroutine. Every index width works; the index types are dispatched
 // once per call. The kernels skip bounds checks on matrices whose indices
-// were checked (all but those built with Trusted).
-func MulVec[T arrowsparse.Float](dst []T, m *Matrix, trans bool, x []T, workers int) error {
-	if !arrowsparse.TypeMatches[T](m.valueType) {
-		return core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", m.valueType, arrowsparse.DataTypeOf[T]())
+// were checked (all but those built with WithTrusted).
+func MulVec[T arrowsparse.Float](dst []T, a *Matrix, x []T, o KernelOptions) error {
+	if !arrowsparse.TypeMatches[T](a.valueType) {
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: the matrix holds %s, not %s (MulVec needs float32 or float64)", a.valueType, arrowsparse.DataTypeOf[T]())
 	}
-	rows, cols := m.rows, m.cols
-	if trans {
-		rows, cols = cols, rows
+	if int64(len(x)) != a.cols || int64(len(dst)) != a.rows {
+		return core.Errorf(arrowsparse.ErrShape, "gcs: A is %d×%d, x has %d elements and dst %d", a.rows, a.cols, len(x), len(dst))
 	}
-	if int64(len(x)) != cols || int64(len(dst)) != rows {
-		return core.Errorf(arrowsparse.ErrShape, "gcs: op(A) is %d×%d, x has %d elements and dst %d", rows, cols, len(x), len(dst))
-	}
-	k := kernelFor[T](m.indptrType, m.indicesType)
-	vs := core.MustSlice[T](m.values, m.nnz)
-	w := effectiveWorkers(workers, m.nnz)
-	if (m.axis == Rows) != trans {
-		k.gather(m, vs, x, dst, w)
+	k := kernelFor[T](a.indptrType, a.indicesType)
+	vs := core.MustSlice[T](a.values, a.nnz)
+	w := effectiveWorkers(o.Workers, a.nnz)
+	if a.axis == Rows {
+		k.gather(a, vs, x, dst, w)
 	} else {
-		k.scatter(m, vs, x, dst, w)
+		k.scatter(a, vs, x, dst, w)
 	}
 	return nil
 }
@@ -157,8 +154,40 @@ func (mk[P, I, T]) gather(m *Matrix, v, x, y []T, workers int) {
 	lanes := gatherLanes[P, I, T]
 	if m.bounded && len(idx) > 0 {
 		lanes = gatherLanesUnchecked[P, I, T]
+		if k := asmGather[P, I, T](); k != nil {
+			pp, ip := unsafe.Pointer(unsafe.SliceData(ptr)), unsafe.Pointer(unsafe.SliceData(idx))
+			vp, xp, yp := unsafe.Pointer(unsafe.SliceData(v)), unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(y))
+			par.Do(workers, func(c int) { k(pp, ip, vp, xp, yp, r[c], r[c+1], int64(len(idx))) })
+			return
+		}
 	}
 	par.Do(workers, func(c int) { lanes(ptr, idx, v, x, y, r[c], r[c+1]) })
+}
+
+// asmGather returns the assembly dot-product kernel for the types
+// (gen_asm.go), which gives the bits of gatherLanesUnchecked faster, or
+// nil where there is none (other types, other architectures, the purego
+// build tag).
+func asmGather[P, I arrowsparse.Index, T arrowsparse.Float]() func(ptr, idx, v, x, y unsafe.Pointer, k0, k1, pfEnd int64) {
+	width := func(dt arrow.DataType) (int, bool) {
+		switch dt.ID() {
+		case arrow.INT32:
+			return 0, true
+		case arrow.INT64:
+			return 1, true
+		}
+		return 0, false
+	}
+	pi, okp := width(arrowsparse.DataTypeOf[P]())
+	ii, oki := width(arrowsparse.DataTypeOf[I]())
+	if !okp || !oki {
+		return nil
+	}
+	vi := 0
+	if arrowsparse.TypeMatches[float32](arrowsparse.DataTypeOf[T]()) {
+		vi = 1
+	}
+	return spmvKernels[vi][pi][ii]
 }
 
 // gatherLanes is the dot-product kernel, one sequential sum per lane (the
@@ -168,7 +197,7 @@ func gatherLanes[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, idx []I, 
 	for k := k0; k < k1; k++ {
 		var s T
 		for j := int(ptr[k]); j < int(ptr[k+1]); j++ {
-			s += v[j] * x[idx[j]]
+			s += T(v[j] * x[idx[j]]) // rounded: never fused into an FMA
 		}
 		y[k] = s
 	}
@@ -192,7 +221,7 @@ func gatherLanesUnchecked[P, I arrowsparse.Index, T arrowsparse.Float](ptr []P, 
 		var s T
 		for j := lo; j < hi; j++ {
 			c := uintptr(*(*I)(unsafe.Add(ip, j*iw)))
-			s += *(*T)(unsafe.Add(vp, j*tw)) * *(*T)(unsafe.Add(xp, c*tw))
+			s += T(*(*T)(unsafe.Add(vp, j*tw)) * *(*T)(unsafe.Add(xp, c*tw))) // rounded: never fused into an FMA
 		}
 		y[k] = s
 		lo = hi
@@ -303,25 +332,31 @@ func (mk[P, I, T]) scatterCols(m *Matrix, v []T, b, c dense[T], j0, j1 int64) {
 	}
 }
 
-// MulDense returns C = A·B, or Aᵀ·B when trans is true, as a new row-major
-// dense view in a buffer from mem, for a float32 or float64 matrix A and a
-// 2-d dense B of the same type with any strides. B's rows must number the
-// columns of op(A) (an error wrapping arrowsparse.ErrShape otherwise); another value
-// type is an error wrapping arrowsparse.ErrUnsupportedType. The product of a CSR (or
-// Aᵀ of a CSC) runs lane by lane on up to workers goroutines (0 means
-// GOMAXPROCS), split by values; the other direction splits the columns of
-// C among the workers. The result must be released by the caller.
-func (m *Matrix) MulDense(mem memory.Allocator, trans bool, b arrowsparse.Dense, workers int) (*views.View, error) {
-	switch m.valueType.ID() {
-	case arrow.FLOAT32:
-		return mulDense[float32](mem, m, trans, b, workers)
-	case arrow.FLOAT64:
-		return mulDense[float64](mem, m, trans, b, workers)
+// MulDense returns C = A·B as a new row-major dense view in a buffer from
+// mem, for a float32 or float64 matrix A and a 2-d dense B of the same type
+// with any strides; for Aᵀ·B pass a.T(). B's rows must number A's columns
+// (an error wrapping arrowsparse.ErrShape otherwise); another value type is
+// an error wrapping arrowsparse.ErrUnsupportedType. b may be any
+// arrowsparse.Dense, whose layout is checked as views.New checks one. A CSR
+// runs lane by lane on up to o.Workers goroutines, split by values; a CSC
+// splits the columns of C among the workers. The result must be released
+// by the caller.
+func MulDense(mem memory.Allocator, a *Matrix, b arrowsparse.Dense, o KernelOptions) (*views.View, error) {
+	bv, err := views.Of(b)
+	if err != nil {
+		return nil, err
 	}
-	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: MulDense needs float32 or float64 values, not %s", m.valueType)
+	defer bv.Release()
+	switch a.valueType.ID() {
+	case arrow.FLOAT32:
+		return mulDense[float32](mem, a, bv, o.Workers)
+	case arrow.FLOAT64:
+		return mulDense[float64](mem, a, bv, o.Workers)
+	}
+	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: MulDense needs float32 or float64 values, not %s", a.valueType)
 }
 
-func mulDense[T arrowsparse.Float](mem memory.Allocator, m *Matrix, trans bool, b arrowsparse.Dense, workers int) (*views.View, error) {
+func mulDense[T arrowsparse.Float](mem memory.Allocator, m *Matrix, b *views.View, workers int) (*views.View, error) {
 	if !arrow.TypeEqual(b.DataType(), m.valueType) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "gcs: the matrix holds %s but B holds %s", m.valueType, b.DataType())
 	}
@@ -330,30 +365,25 @@ func mulDense[T arrowsparse.Float](mem memory.Allocator, m *Matrix, trans bool, 
 		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: B must be 2-d, not %d-d", len(bs))
 	}
 	rows, cols := m.rows, m.cols
-	if trans {
-		rows, cols = cols, rows
-	}
 	if bs[0] != cols {
-		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: op(A) is %d×%d but B is %d×%d", rows, cols, bs[0], bs[1])
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: A is %d×%d but B is %d×%d", rows, cols, bs[0], bs[1])
 	}
 	c, err := views.Alloc(mem, m.valueType, []int64{rows, bs[1]})
 	if err != nil {
 		return nil, err
 	}
 	st := b.ElemStrides()
-	var bd []T
-	if b.Buffer() != nil {
-		bd = core.MustSliceBytes[T](wholeElems(b.Buffer().Bytes(), arrowsparse.ByteWidth(m.valueType)))
-	}
+	bd, _ := views.Values[T](b) // the type was checked above
 	bm := dense[T]{data: bd, off: b.ElemOffset(), rs: st[0], cs: st[1], rows: bs[0], cols: bs[1]}
-	cm := dense[T]{data: views.Data[T](c), rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
+	cdata, _ := views.Values[T](c) // c was allocated with T's type
+	cm := dense[T]{data: cdata, rs: bs[1], cs: 1, rows: rows, cols: bs[1]}
 	if m.nnz == 0 || bs[1] == 0 {
 		return c, nil
 	}
 	k := kernelFor[T](m.indptrType, m.indicesType)
 	vs := core.MustSlice[T](m.values, m.nnz)
 	w := effectiveWorkers(workers, m.nnz*bs[1])
-	if (m.axis == Rows) != trans {
+	if m.axis == Rows {
 		r := splitLanesOf(m, w)
 		par.Do(w, func(i int) { k.gatherRows(m, vs, bm, cm, r[i], r[i+1]) })
 		return c, nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // buffers returns the indptr, indices and values of m as int64 and float64.
@@ -35,8 +35,8 @@ func buffers(t *testing.T, m *gcs.Matrix) ([]int64, []int64, []float64) {
 	return ptr, idx, vs
 }
 
-// seed4x5 is the 4×5 array of seed 000 in COO form (row-major order).
-func seed4x5(t *testing.T, mem memory.Allocator) *coo.Tensor {
+// gcs4x5 is the 4×5 array of the GCS introduction in COO form (row-major order).
+func gcs4x5(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	rows := []int64{0, 0, 1, 1, 2, 2, 2, 3, 3}
 	cols := []int64{2, 4, 0, 3, 0, 2, 3, 3, 4}
@@ -45,13 +45,13 @@ func seed4x5(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	return x
 }
 
-// Seed 000: the CRS and CCS forms of the 4×5 array.
-func TestSeed000CRSAndCCS(t *testing.T) {
+// The GCS introduction: the CRS and CCS forms of the 4×5 array.
+func TestCRSAndCCSExample(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
 
-	csr, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	csr, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csr.Release()
 	ptr, idx, vs := buffers(t, csr)
@@ -61,7 +61,7 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	assert.True(t, csr.IsCanonical())
 	assert.Equal(t, "CSR", csr.Format().String())
 
-	csc, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
+	csc, err := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer csc.Release()
 	ptr, idx, vs = buffers(t, csc)
@@ -96,8 +96,8 @@ func TestSeed000CRSAndCCS(t *testing.T) {
 	}
 }
 
-// seed3d is the (2, 3, 4) array of seed 000 with nine elements.
-func seed3d(t *testing.T, mem memory.Allocator) *coo.Tensor {
+// gcs3d is the (2, 3, 4) array of the GCS introduction with nine elements.
+func gcs3d(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	coords := []int32{
 		0, 0, 1,
@@ -115,8 +115,8 @@ func seed3d(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	return x
 }
 
-// Seed 000: the three worked GCS examples of the (2, 3, 4) array.
-func TestSeed000GCSExamples(t *testing.T) {
+// The GCS introduction: the three worked GCS examples of the (2, 3, 4) array.
+func TestGCSWorkedExamples(t *testing.T) {
 	cases := []struct {
 		dims            []int
 		p               int
@@ -130,9 +130,9 @@ func TestSeed000GCSExamples(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("dims=%v,p=%d", c.dims, c.p), func(t *testing.T) {
 			mem := testutil.Checked(t)
-			x := seed3d(t, mem)
+			x := gcs3d(t, mem)
 			defer x.Release()
-			g, err := gcs.TensorFromCOO(mem, x, c.dims, c.p, gcs.ConvertOptions{})
+			g, err := fromCOOMapped(mem, x, c.dims, c.p, gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			r, cl := g.Mapping().ReducedShape()
@@ -163,7 +163,7 @@ func TestSeed000GCSExamples(t *testing.T) {
 	}
 }
 
-// reductions is seed 000's table of the 12 reductions of a (2, 3, 4) array:
+// reductions is the GCS introduction's table of the 12 reductions of a (2, 3, 4) array:
 // the value 100i+10j+k stands for the element (i, j, k).
 const reductions = `
 [0] / [1, 2]
@@ -280,9 +280,9 @@ func parseReductions(t *testing.T) []reduction {
 	return out
 }
 
-// Seed 000: every cell of the table of the 12 reductions, through the
+// The GCS introduction: every cell of the table of the 12 reductions, through the
 // mapping in both directions and through the stored reduced matrix.
-func TestSeed000TwelveReductions(t *testing.T) {
+func TestTwelveReductions(t *testing.T) {
 	mem := testutil.Checked(t)
 	shape := []int64{2, 3, 4}
 	// Every element, stored with the value 100i+10j+k (an explicit zero at
@@ -314,7 +314,7 @@ func TestSeed000TwelveReductions(t *testing.T) {
 			for _, row := range r.cells {
 				require.Equal(t, int(cols), len(row))
 			}
-			g, err := gcs.TensorFromCOO(mem, x, dims, len(r.rowDims), gcs.ConvertOptions{})
+			g, err := fromCOOMapped(mem, x, dims, len(r.rowDims), gcs.ConvertOptions{})
 			require.NoError(t, err)
 			defer g.Release()
 			red, err := g.Storage().ToDense(mem)

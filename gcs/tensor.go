@@ -9,11 +9,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/tensor"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
@@ -21,7 +23,7 @@ import (
 )
 
 // Tensor is an N-d sparse tensor in generalized compressed storage (GCS,
-// seed 000): a Mapping of its indices onto a reduced (row, column) matrix,
+// the GCS introduction): a Mapping of its indices onto a reduced (row, column) matrix,
 // and that matrix in CSR or CSC storage. It is immutable once built; see
 // the package documentation.
 type Tensor struct {
@@ -31,7 +33,7 @@ type Tensor struct {
 	names    []string
 }
 
-var _ arrowsparse.Tensor = (*Tensor)(nil)
+var _ arrowsparse.Sparse = (*Tensor)(nil)
 
 // NewTensor returns the GCS tensor of the given shape, axis permutation
 // dims and partitioning over storage, a CSR or CSC matrix of the reduced
@@ -69,18 +71,18 @@ func FromMatrix(m *Matrix) *Tensor {
 	return newTensor(mp, m, core.CloneDimNames(m.names))
 }
 
-// TensorFromCOO returns the COO tensor t in GCS format with the given
-// mapping (dims, partitioning: see NewMapping), over a canonical CSR
-// storage matrix in buffers from mem. Entries are sorted by the key
-// row·cols + col, which is t's coordinates linearised in dims order (or,
-// when that does not fit in 64 bits, the pair (row, col)), with a parallel
-// radix sort (none when t is canonical and dims is the identity);
-// duplicates are combined under o.Duplicates. Index types
-// default as for FromCOO, the indices being widened to hold the column
-// numbers of the reduced matrix. Dim names are kept. The result must be
-// released by the caller.
-func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
-	mp, err := NewMapping(t.Shape(), dims, partitioning)
+// FromCOO returns the COO tensor t in GCS format with the mapping
+// o.Mapping (by default rows along axis 0 and columns along the others: for
+// a matrix, CSR), over a canonical CSR storage matrix in buffers from mem.
+// Entries are sorted by the key row·cols + col, which is t's coordinates
+// linearised in the mapping's dims order (or, when that does not fit in 64
+// bits, the pair (row, col)), with a parallel radix sort (none when t is
+// canonical and dims is the identity); duplicates are combined
+// under o.Duplicates. Index types default as for MatrixFromCOO, the indices
+// being widened to hold the column numbers of the reduced matrix. Dim names
+// are kept. The result must be released by the caller.
+func FromCOO(mem memory.Allocator, t *coo.Tensor, o ConvertOptions) (*Tensor, error) {
+	mp, err := o.mapping(t.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -91,20 +93,29 @@ func TensorFromCOO(mem memory.Allocator, t *coo.Tensor, dims []int, partitioning
 	return newTensor(mp, s.matrix(Rows, mp.rows, mp.cols, nil), t.DimNames()), nil
 }
 
-// TensorFromDense returns the non-zero elements of d in GCS format with the
-// given mapping, as TensorFromCOO of coo.FromDense with int64 coordinates
-// would. The result must be released by the caller.
-func TensorFromDense(mem memory.Allocator, d arrowsparse.Dense, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
-	it := o.IndicesType
-	if it == nil {
-		it = arrow.PrimitiveTypes.Int64
-	}
-	c, err := coo.FromDense(mem, d, it)
+// FromDense returns the non-zero elements of src in GCS format with the
+// mapping o.Mapping, as FromCOO of coo.FromDense would. src may be any
+// arrowsparse.Dense, whose layout is checked as views.New checks one. The
+// result must be released by the caller.
+func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*Tensor, error) {
+	c, err := coo.FromDense(mem, src, coo.ConvertOptions{Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
 	defer c.Release()
-	return TensorFromCOO(mem, c, dims, partitioning, o)
+	return FromCOO(mem, c, o)
+}
+
+// FromArrowTensor returns the non-zero elements of an arrow-go dense tensor
+// in GCS format, as FromDense does; the tensor's data is read in place. The
+// result must be released by the caller.
+func FromArrowTensor(mem memory.Allocator, src tensor.Interface, o ConvertOptions) (*Tensor, error) {
+	v, err := views.FromArrowTensor(src)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	return FromDense(mem, v, o)
 }
 
 // Retain increases the reference count by 1.
@@ -116,9 +127,7 @@ func (t *Tensor) Retain() { t.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (t *Tensor) Release() {
 	n := t.refCount.Add(-1)
-	if n < 0 {
-		panic(arrowsparse.PanicError{Msg: "gcs: Tensor released too many times"})
-	}
+	debug.Assert(n >= 0, "gcs: too many releases of a Tensor")
 	if n == 0 {
 		t.m.Release()
 		t.m = nil
@@ -242,7 +251,7 @@ func (t *Tensor) WithStorage(mem memory.Allocator, axis Axis, o ConvertOptions) 
 	if err := axis.check(); err != nil {
 		return nil, err
 	}
-	if t.m.axis == axis && o.IndptrType == nil && o.IndicesType == nil {
+	if t.m.axis == axis && o.IndptrType == nil && o.IndexType == nil {
 		t.Retain()
 		return t, nil
 	}
@@ -263,7 +272,7 @@ func (t *Tensor) storageOrder() []int {
 	return t.mp.dims
 }
 
-// Remap returns the tensor with another mapping (dims, partitioning), the
+// Remap returns the tensor with another mapping of the same shape, the
 // analogue of pydata/sparse's change_compressed_axes. It sorts only when
 // the new mapping needs it:
 //
@@ -277,19 +286,17 @@ func (t *Tensor) storageOrder() []int {
 //     the new order's column-first order, the entries keep their order:
 //     new index pointers and indices are computed in one pass and the
 //     values buffer is shared;
-//   - otherwise the entries are sorted by the new key, as TensorFromCOO
-//     does, into a canonical CSR, combining duplicates under o.Duplicates.
+//   - otherwise the entries are sorted by the new key, as FromCOO does, into a canonical CSR, combining duplicates under o.Duplicates.
 //
 // The result must be released by the caller.
-func (t *Tensor) Remap(mem memory.Allocator, dims []int, partitioning int, o ConvertOptions) (*Tensor, error) {
-	mp, err := NewMapping(t.mp.shape, dims, partitioning)
-	if err != nil {
-		return nil, err
+func (t *Tensor) Remap(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Tensor, error) {
+	if mp.IsZero() || !slices.Equal(mp.shape, t.mp.shape) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "gcs: Remap needs a mapping of the tensor's shape %v", t.mp.shape)
 	}
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err
 	}
-	retype := o.IndptrType != nil || o.IndicesType != nil
+	retype := o.IndptrType != nil || o.IndexType != nil
 	switch {
 	case mp.Equal(t.mp) && !retype:
 		t.Retain()
@@ -338,9 +345,9 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 	if err := checkPointerAlloc(nmaj, pt); err != nil {
 		return nil, err
 	}
-	indptr := newBuffer(mem, (nmaj+1)*int64(arrowsparse.ByteWidth(pt)))
+	indptr := core.NewBuffer(mem, (nmaj+1)*int64(arrowsparse.ByteWidth(pt)))
 	clear(indptr.Bytes())
-	indices := newBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
+	indices := core.NewBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	c := ixFor(pt, it).compressor()
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
@@ -467,11 +474,11 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 // buffer from mem, sharing the values with the storage as Matrix.ToCOO does
 // (entries stay in storage order, duplicates included). The coordinates have the storage's
 // indices type, widened to the narrowest signed type holding every
-// dimension if needed; o.IndicesType overrides. The COO is canonical when
+// dimension if needed; o.IndexType overrides. The COO is canonical when
 // the storage is a canonical CSR with the identity dims. The result must be
 // released by the caller.
 func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, error) {
-	it := o.IndicesType
+	it := o.IndexType
 	if it == nil {
 		var big int64
 		for _, d := range t.mp.shape {
@@ -484,7 +491,7 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	}
 	m := t.m
 	nd := int64(len(t.mp.shape))
-	cb := newBuffer(mem, m.nnz*nd*int64(arrowsparse.ByteWidth(it)))
+	cb := core.NewBuffer(mem, m.nnz*nd*int64(arrowsparse.ByteWidth(it)))
 	defer cb.Release()
 	iop := coords.For(it)
 	t.eachChunk(func(lo, hi int64, idx []int64) {
@@ -494,9 +501,31 @@ func (t *Tensor) ToCOO(mem memory.Allocator, o ConvertOptions) (*coo.Tensor, err
 	if t.names != nil {
 		opts = append(opts, coo.WithDimNames(t.names...))
 	}
-	vb := exactValues(m.values, m.nnz, m.valueType)
-	defer vb.Release()
-	return coo.New(m.valueType, it, t.mp.Shape(), cb, coo.RowMajor, vb, m.nnz, opts...)
+	return coo.New(m.valueType, it, t.mp.Shape(), cb, coo.RowMajor, m.values, m.nnz, opts...)
+}
+
+// ValuesBuffer returns the values buffer of the storage matrix: NNZ()
+// values of DataType(), in storage order. It shares memory with the
+// tensor: the tensor must outlive it, or the buffer must be retained.
+func (t *Tensor) ValuesBuffer() *memory.Buffer { return t.m.values }
+
+// ValueBytes returns the bytes of the NNZ values, in storage order (the
+// order of AppendCoords), as the little-endian bytes of DataType(). It
+// aliases the tensor's memory: the tensor must outlive it.
+func (t *Tensor) ValueBytes() []byte { return t.m.values.Bytes() }
+
+// AppendCoords appends the N-d coordinates of the stored entries, in
+// storage order, to dst as int64s: NNZ()·NumDims() of them, entry by entry.
+// It is the arrowsparse.Sparse accessor for code that learns the index
+// types only at run time.
+func (t *Tensor) AppendCoords(dst []int64) []int64 {
+	start := int64(len(dst))
+	nd := int64(len(t.mp.shape))
+	dst = slices.Grow(dst, int(t.m.nnz*nd))[:start+t.m.nnz*nd]
+	t.eachChunk(func(lo, hi int64, idx []int64) {
+		copy(dst[start+lo*nd:start+hi*nd], idx)
+	})
+	return dst
 }
 
 // eachChunk calls f for the storage entries in chunks [lo, hi), with their
@@ -509,11 +538,12 @@ func (t *Tensor) eachChunk(f func(lo, hi int64, idx []int64)) {
 		lr, li = li, lr
 	}
 	ix := m.ix()
-	lanes, ids := make([]int64, chunk), make([]int64, chunk)
-	out := make([]int64, chunk*max(nd, 1))
+	step := core.ChunkEntries(nd, m.nnz)
+	lanes, ids := make([]int64, step), make([]int64, step)
+	out := make([]int64, step*int64(max(nd, 1)))
 	full := make([]int64, nd)
-	for a := int64(0); a < m.nnz; a += chunk {
-		b := min(a+chunk, m.nnz)
+	for a := int64(0); a < m.nnz; a += step {
+		b := min(a+step, m.nnz)
 		ix.entries(m, a, b, lanes, ids)
 		for q := range b - a {
 			lr.split(uint64(lanes[q]), full)

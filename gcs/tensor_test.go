@@ -15,7 +15,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // permutations returns every permutation of 0..n-1.
@@ -114,7 +114,7 @@ func TestPropertyTensor(t *testing.T) {
 			}
 			for _, dims := range perms {
 				for p := 0; p <= nd; p++ {
-					g, err := gcs.TensorFromCOO(mem, x, dims, p, gcs.ConvertOptions{Workers: 1 + si%2})
+					g, err := fromCOOMapped(mem, x, dims, p, gcs.ConvertOptions{Workers: 1 + si%2})
 					require.NoError(t, err, "dims %v p %d", dims, p)
 					assert.True(t, g.IsCanonical())
 					assert.Equal(t, dims, g.Dims())
@@ -133,7 +133,7 @@ func TestPropertyTensor(t *testing.T) {
 					// Remapping to a random mapping.
 					dims2 := r.Perm(nd)
 					p2 := r.IntN(nd + 1)
-					rg, err := g.Remap(mem, dims2, p2, gcs.ConvertOptions{})
+					rg, err := remapTo(mem, g, dims2, p2, gcs.ConvertOptions{})
 					require.NoError(t, err)
 					assert.Equal(t, dims2, rg.Dims())
 					checkTensor(t, mem, rg, want)
@@ -155,24 +155,24 @@ func TestPropertyTensor(t *testing.T) {
 // Remap sorts only when it must, and shares what it can.
 func TestRemapReusesOrder(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	want := make([]float64, 24)
 	for idx, v := range coo.All[float64](x) {
 		want[testutil.Linear([]int64{2, 3, 4}, idx)] = v
 	}
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
+	g, err := fromCOOMapped(mem, x, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 
-	same, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
+	same, err := remapTo(mem, g, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g, same)
 	same.Release()
 
 	// The swapped mapping is the transposed reduced matrix: a CSC over the
 	// same buffers.
-	sw, err := g.Remap(mem, []int{2, 0, 1}, 1, gcs.ConvertOptions{})
+	sw, err := remapTo(mem, g, []int{2, 0, 1}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().IndptrBuffer(), sw.Storage().IndptrBuffer())
 	assert.Equal(t, gcs.Cols, sw.Storage().Axis())
@@ -180,8 +180,8 @@ func TestRemapReusesOrder(t *testing.T) {
 	sw.Release()
 
 	// Same dims, another partitioning: same order, new pointers, shared
-	// values (seed 000's second example from its first).
-	p1, err := g.Remap(mem, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
+	// values (the GCS introduction's second example from its first).
+	p1, err := remapTo(mem, g, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), p1.Storage().ValuesBuffer())
 	ptr, idx, _ := buffers(t, p1.Storage())
@@ -191,15 +191,15 @@ func TestRemapReusesOrder(t *testing.T) {
 	p1.Release()
 
 	// The order of a CSC with another split: reindexed into a CSC.
-	c, err := g.Remap(mem, []int{1, 2, 0}, 2, gcs.ConvertOptions{})
+	c, err := remapTo(mem, g, []int{1, 2, 0}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), c.Storage().ValuesBuffer())
 	assert.Equal(t, gcs.Cols, c.Storage().Axis())
 	checkTensor(t, mem, c, want)
 	c.Release()
 
-	// A new order needs a sort: seed 000's third example.
-	s, err := g.Remap(mem, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
+	// A new order needs a sort: the GCS introduction's third example.
+	s, err := remapTo(mem, g, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.NotSame(t, g.Storage().ValuesBuffer(), s.Storage().ValuesBuffer())
 	ptr, idx, vs := buffers(t, s.Storage())
@@ -208,9 +208,9 @@ func TestRemapReusesOrder(t *testing.T) {
 	assert.Equal(t, []float64{5, 7, 1, 4, 2, 8, 3, 6, 9}, vs)
 	s.Release()
 
-	_, err = g.Remap(mem, []int{0, 0, 1}, 1, gcs.ConvertOptions{})
+	_, err = remapTo(mem, g, []int{0, 0, 1}, 1, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
-	_, err = g.Remap(mem, []int{0, 1, 2}, 4, gcs.ConvertOptions{})
+	_, err = remapTo(mem, g, []int{0, 1, 2}, 4, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 }
 
@@ -228,7 +228,7 @@ func TestHypersparseTensor(t *testing.T) {
 	x, err := coo.FromSlices(mem, shape, coords, coo.RowMajor, []float64{1, 2, 3, 4, 5})
 	require.NoError(t, err)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
+	g, err := fromCOOMapped(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 	check := func(g *gcs.Tensor) {
@@ -249,18 +249,18 @@ func TestHypersparseTensor(t *testing.T) {
 	check(g)
 	assert.True(t, g.IsCanonical())
 	// Same order, 16 rows: the linear keys need 128 bits.
-	r, err := g.Remap(mem, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
+	r, err := remapTo(mem, g, []int{0, 1, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Same(t, g.Storage().ValuesBuffer(), r.Storage().ValuesBuffer())
 	check(r)
 	r.Release()
 	// Another order: a comparison sort.
-	s, err := g.Remap(mem, []int{1, 0, 2}, 2, gcs.ConvertOptions{})
+	s, err := remapTo(mem, g, []int{1, 0, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	check(s)
 	s.Release()
 	// The whole tensor in one row does not fit int64 columns.
-	_, err = g.Remap(mem, []int{0, 1, 2}, 0, gcs.ConvertOptions{})
+	_, err = remapTo(mem, g, []int{0, 1, 2}, 0, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	c, err := g.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)
@@ -269,7 +269,7 @@ func TestHypersparseTensor(t *testing.T) {
 }
 
 func TestMapping(t *testing.T) {
-	// Seed 000: shape (2, 3, 4, 5, 6), dims (2, 4, 1, 3, 0), partitioning 3.
+	// The GCS introduction: shape (2, 3, 4, 5, 6), dims (2, 4, 1, 3, 0), partitioning 3.
 	mp, err := gcs.NewMapping([]int64{2, 3, 4, 5, 6}, []int{2, 4, 1, 3, 0}, 3)
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4, 1}, mp.RowDims())
@@ -316,11 +316,16 @@ func TestMapping(t *testing.T) {
 		{[]int64{2, -3}, []int{0, 1}, 1, arrowsparse.ErrShape},
 		{[]int64{1 << 40, 1 << 40}, []int{0, 1}, 0, arrowsparse.ErrOverflow},
 		{[]int64{1 << 40, 1 << 40}, []int{1, 0}, 2, arrowsparse.ErrOverflow},
-		{[]int64{math.MaxInt64, 1}, []int{0, 1}, 1, arrowsparse.ErrOverflow},
 	} {
 		_, err := gcs.NewMapping(bad.shape, bad.dims, bad.p)
 		require.ErrorIs(t, err, bad.want, "%v %v %d", bad.shape, bad.dims, bad.p)
 	}
+	// A mapping with 2^63-1 rows exists; a CSR storage for it cannot, since
+	// its index pointers would number 2^63.
+	mp, err = gcs.NewMapping([]int64{math.MaxInt64, 1}, []int{0, 1}, 1)
+	require.NoError(t, err)
+	nr, nc := mp.ReducedShape()
+	assert.Equal(t, []int64{math.MaxInt64, 1}, []int64{nr, nc})
 }
 
 // pydata/sparse's GCXS compressed_axes are the row dimensions in the given
@@ -360,9 +365,9 @@ func TestCompressedAxes(t *testing.T) {
 // copying; its transpose is the CSC of the transpose.
 func TestTensorMatrixIdentity(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed4x5(t, mem)
+	x := gcs4x5(t, mem)
 	defer x.Release()
-	m, err := gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer m.Release()
 	named, err := m.WithDimNames("i", "j")
@@ -395,7 +400,7 @@ func TestTensorMatrixIdentity(t *testing.T) {
 			assert.Equal(t, gcs.At[float64](m, i, j), gcs.At[float64](tm, j, i))
 		}
 	}
-	p0, err := g.Remap(mem, []int{0, 1}, 0, gcs.ConvertOptions{})
+	p0, err := remapTo(mem, g, []int{0, 1}, 0, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer p0.Release()
 	_, err = p0.AsMatrix()
@@ -432,15 +437,15 @@ func TestTensorMatrixIdentity(t *testing.T) {
 
 func TestTensorFromDense(t *testing.T) {
 	mem := testutil.Checked(t)
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	g, err := gcs.TensorFromDense(mem, d, []int{2, 1, 0}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int16})
+	g, err := fromDenseMapped(mem, d, []int{2, 1, 0}, 1, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int16})
 	require.NoError(t, err)
 	defer g.Release()
-	assert.Equal(t, arrow.PrimitiveTypes.Int16, g.Storage().IndicesType())
+	assert.Equal(t, arrow.PrimitiveTypes.Int16, g.Storage().IndexType())
 	checkTensor(t, mem, g, testutil.DenseValues(t, d))
 	ptr, idx, vs := buffers(t, g.Storage())
 	assert.Equal(t, []int64{0, 2, 4, 6, 9}, ptr)
@@ -461,7 +466,7 @@ func TestRemapDuplicates(t *testing.T) {
 	defer g.Release()
 	want := []float64{0, 3, 3, 4, 0, 0}
 
-	same, err := g.Remap(mem, []int{0, 1}, 0, gcs.ConvertOptions{})
+	same, err := remapTo(mem, g, []int{0, 1}, 0, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), same.NNZ())
 	assert.False(t, same.IsCanonical())
@@ -469,38 +474,38 @@ func TestRemapDuplicates(t *testing.T) {
 	same.Release()
 
 	for p, w := range map[arrowsparse.Duplicates]float64{arrowsparse.SumDuplicates: 3, arrowsparse.KeepLast: 2, arrowsparse.KeepMax: 2, arrowsparse.KeepMin: 1} {
-		s, err := g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: p})
+		s, err := remapTo(mem, g, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: p})
 		require.NoError(t, err)
 		assert.Equal(t, int64(3), s.NNZ())
 		assert.True(t, s.IsCanonical())
 		assert.Equal(t, w, gcs.At[float64](s, 0, 1))
 		s.Release()
 	}
-	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	_, err = remapTo(mem, g, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
 	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
-	_, err = g.Remap(mem, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(-1)})
+	_, err = remapTo(mem, g, []int{1, 0}, 0, gcs.ConvertOptions{Duplicates: arrowsparse.Duplicates(-1)})
 	require.ErrorIs(t, err, arrowsparse.ErrStructure)
 
-	x := seed3d(t, mem)
+	x := gcs3d(t, mem)
 	defer x.Release()
 	dup, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int64{1, 2, 3, 1, 2, 3}, coo.RowMajor, []float64{1, 2})
 	require.NoError(t, err)
 	defer dup.Release()
-	_, err = gcs.TensorFromCOO(mem, dup, []int{2, 0, 1}, 2, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
+	_, err = fromCOOMapped(mem, dup, []int{2, 0, 1}, 2, gcs.ConvertOptions{Duplicates: arrowsparse.RejectDuplicates})
 	require.ErrorIs(t, err, arrowsparse.ErrNotCanonical)
-	small, err := gcs.TensorFromCOO(mem, x, []int{2, 0, 1}, 2, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
+	small, err := fromCOOMapped(mem, x, []int{2, 0, 1}, 2, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err, "int8 holds 6 columns and 9 entries")
 	small.Release()
-	row, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 0, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Uint8, IndptrType: arrow.PrimitiveTypes.Int8})
+	row, err := fromCOOMapped(mem, x, []int{0, 1, 2}, 0, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Uint8, IndptrType: arrow.PrimitiveTypes.Int8})
 	require.NoError(t, err)
 	assert.Equal(t, []int64{1, 24}, row.Storage().Shape())
 	row.Release()
 	big, err := coo.FromSlices(mem, []int64{2, 200}, []int64{1, 150}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer big.Release()
-	_, err = gcs.TensorFromCOO(mem, big, []int{0, 1}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8})
+	_, err = fromCOOMapped(mem, big, []int{0, 1}, 1, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8})
 	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
-	_, err = gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{IndicesType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Uint64})
+	_, err = fromCOOMapped(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{IndexType: arrow.PrimitiveTypes.Int8, IndptrType: arrow.PrimitiveTypes.Uint64})
 	require.ErrorIs(t, err, arrowsparse.ErrUnsupportedType)
 }
 
@@ -511,22 +516,22 @@ func TestHugeLanes(t *testing.T) {
 	x, err := coo.FromSlices(mem, []int64{1 << 45, 4}, []int64{3, 1}, coo.RowMajor, []float64{1})
 	require.NoError(t, err)
 	defer x.Release()
-	_, err = gcs.FromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	_, err = gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
-	m, err := gcs.FromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Cols, gcs.ConvertOptions{})
 	require.NoError(t, err, "4 columns are fine")
 	defer m.Release()
 	assert.Equal(t, 1.0, gcs.At[float64](m, 3, 1))
 	_, err = m.ToCSR(mem, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
-	g, err := gcs.TensorFromCOO(mem, x, []int{1, 0}, 1, gcs.ConvertOptions{})
+	g, err := fromCOOMapped(mem, x, []int{1, 0}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
-	sw, err := g.Remap(mem, []int{0, 1}, 1, gcs.ConvertOptions{})
+	sw, err := remapTo(mem, g, []int{0, 1}, 1, gcs.ConvertOptions{})
 	require.NoError(t, err, "the swapped mapping is a CSC view")
 	assert.Equal(t, gcs.Cols, sw.Storage().Axis())
 	sw.Release()
-	_, err = g.Remap(mem, []int{0, 1}, 2, gcs.ConvertOptions{})
+	_, err = remapTo(mem, g, []int{0, 1}, 2, gcs.ConvertOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
 	c, err := m.ToCOO(mem, gcs.ConvertOptions{})
 	require.NoError(t, err)

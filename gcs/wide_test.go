@@ -12,7 +12,7 @@ import (
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/gcs"
-	"github.com/arrowsparse/arrowsparse/internal/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // wideSizes cross the sort's thresholds: insertion-sorted buckets (≤ 48),
@@ -80,7 +80,7 @@ func TestFromCOOWideKeys(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					x, tu := testutil.RandomTuples(t, mem, r, shape, n, layout, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, 3, 1+trial%4)
 					defer x.Release()
-					m, err := gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p, Workers: workers})
+					m, err := gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{Duplicates: p, Workers: workers})
 					require.NoError(t, err)
 					defer m.Release()
 					require.True(t, m.IsCanonical())
@@ -129,7 +129,9 @@ func TestTensorWideKeys(t *testing.T) {
 				for k := range dims {
 					dims[k] = k
 				}
-				g, err := gcs.TensorFromCOO(mem, x, dims, 2, gcs.ConvertOptions{Workers: 1 + trial%2})
+				mp, err := gcs.NewMapping(shape, dims, 2)
+				require.NoError(t, err)
+				g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{Mapping: mp, Workers: 1 + trial%2})
 				require.NoError(t, err)
 				defer g.Release()
 				wc, wv := tu.Canonical(arrowsparse.SumDuplicates, dims)
@@ -139,7 +141,9 @@ func TestTensorWideKeys(t *testing.T) {
 				// a sort again.
 				other := append([]int{1, 0}, dims[2:]...)
 				slices.Reverse(other[2:])
-				s, err := g.Remap(mem, other, 2, gcs.ConvertOptions{Workers: 1 + trial%2})
+				omp, err := gcs.NewMapping(shape, other, 2)
+				require.NoError(t, err)
+				s, err := g.Remap(mem, omp, gcs.ConvertOptions{Workers: 1 + trial%2})
 				require.NoError(t, err)
 				defer s.Release()
 				wc, wv = tu.Canonical(arrowsparse.SumDuplicates, other)

@@ -16,6 +16,27 @@
 #                      messages and to_numpy() matches; messages written by
 #                      pyarrow.ipc.write_tensor read back in Go (and in the
 #                      peer) as described
+#   5. text formats    scipy.io.mmwrite writes Matrix Market files (every
+#                      field, symmetry and layout, empty and 1x1, gzip) and
+#                      a reference writer FROSTT files; packages mtx and tns
+#                      read them as scipy.io.mmread does; files they write
+#                      are read by mmread (and the reference reader) with
+#                      the content they were written from
+#   6. tensor columns  pyarrow writes fixed- and variable-shape tensor
+#                      columns to IPC files, IPC streams and Parquet;
+#                      `sptensor dump --json` reads the exact values. Go
+#                      (tablecases) writes the same kinds of tables; pyarrow
+#                      reads them as its extension types with the same values.
+#                      pyarrow 25.0.1's documented misbehaviours are pinned.
+#                      `sptensor pack` packs the pyarrow messages of check 4;
+#                      pyarrow reads the table and `unpack` gives them back
+#   7. compute         gocompute reduces random tensors of ranks 0-4 (every
+#                      value type and format, every set of axes) and
+#                      multiplies random matrices (every pair of compressed
+#                      axes), plus small versions of the bench workloads
+#                      when the bench generator is at $ANCHORS; NumPy
+#                      recomputes the reductions and scipy's A @ B the
+#                      products (interop/compute_check.py)
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -25,6 +46,10 @@ ROOT=$(pwd)
 interop/setup.sh
 go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
+go build -o build/textfmtcheck ./interop/textfmtcheck
+go build -o build/tablecases ./interop/tablecases
+
+go build -o build/gocompute ./interop/gocompute
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -93,6 +118,49 @@ counted "4. pyarrow read_tensor of Go-written Tensor messages" "$PY" interop/pya
 "$PY" interop/pyarrow_dense.py write "$SEED" "$WORK/py" | tee "$WORK/pywrite.log" | tail -n 1
 counted "   sptensor dump of pyarrow write_tensor messages" "${CHECK[@]}" --reader "$SPT dump --json" "$WORK/py"
 counted "   peer read-json of the same (checks their sidecars)" "${CHECK[@]}" --reader "$PEER read-json" "$WORK/py"
+
+echo "== 5. Matrix Market and FROSTT with scipy"
+"$PY" interop/textfmt_ref.py write "$SEED" "$WORK/textpy" | tail -n 1
+counted "5. mtx/tns read what scipy.io.mmwrite wrote" "$ROOT/build/textfmtcheck" read "$WORK/textpy"
+"$ROOT/build/textfmtcheck" write "$SEED" "$WORK/textgo" | tail -n 1
+counted "   scipy.io.mmread reads what mtx/tns wrote" "$PY" interop/textfmt_ref.py read "$WORK/textgo"
+
+echo "== 6. tensor columns with pyarrow"
+TABLES=(interop/pyarrow_tables.py)
+"$PY" "${TABLES[@]}" write "$SEED" "$WORK/pytables" | tail -n 1
+counted "6. pyarrow -> Go: sptensor dump of pyarrow's tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/pytables"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+"$ROOT/build/tablecases" write "$SEED" "$WORK/gotables"
+counted "   Go -> pyarrow: pyarrow reads Go's tables" "$PY" "${TABLES[@]}" read "$WORK/gotables"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+counted "   Go -> Go: sptensor dump of the same tables" "$PY" "${TABLES[@]}" check-dump "$SPT dump --json" "$WORK/gotables"
+counted "   pinned pyarrow 25.0.1 behaviours still hold" "$PY" "${TABLES[@]}" pins
+counted "   sptensor pack of pyarrow's messages, pyarrow reads, unpack" "$PY" "${TABLES[@]}" packed "$SPT" "$WORK/py" "$WORK/packed"
+grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+example() { # examples/fixedshape writes a column; its read.py reads it with pyarrow
+  if go run ./examples/fixedshape "$WORK/example" >"$WORK/example.log" 2>&1 &&
+     "$PY" examples/fixedshape/read.py "$WORK/example" >>"$WORK/example.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/fixedshape: $(tail -n 3 "$WORK/example.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/fixedshape, read by its read.py with pyarrow" example
+
+echo "== 7. compute against NumPy and scipy"
+ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
+workloads=()
+if [ -d "$ANCHORS/gen" ]; then
+  # The shared harness is read-only: run a copy of its generator.
+  cp -r "$ANCHORS" "$WORK/anchors" && chmod -R u+w "$WORK/anchors"
+  (cd "$WORK/anchors" && go run ./gen -out "$WORK/workloads" -only a,b -a-n 20000 -a-nnz 100000 -b-n 60 -b-nnz 30000 >/dev/null)
+  workloads=("$WORK/workloads")
+else
+  echo "interop: no bench generator at $ANCHORS (set ANCHORS): check 5 leaves out the bench workloads"
+fi
+"$ROOT/build/gocompute" write "$SEED" "$WORK/compute" "${workloads[@]}" | tail -n 1
+counted "7. compute: reductions against NumPy" "$PY" interop/compute_check.py reduce "$WORK/compute"
+counted "   compute: SpGEMM against scipy A @ B" "$PY" interop/compute_check.py spgemm "$WORK/compute"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do

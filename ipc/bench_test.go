@@ -30,7 +30,7 @@ func bigCOO(b *testing.B, canonical bool) ([]byte, int64) {
 		b.Fatal(err)
 	}
 	if canonical {
-		c, err := t.Canonicalize(mem)
+		c, err := t.Canonicalize(mem, coo.ConvertOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

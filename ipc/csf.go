@@ -39,7 +39,7 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 	for l := range nd {
 		ib := idx.IndicesBuffers[l]
 		levels[l].Indices = slice(body, wire.Buffer{Offset: ib.Offset, Length: idxCounts[l] * wi})
-		levels[l].IndicesType = idx.IndicesType
+		levels[l].IndexType = idx.IndicesType
 		levels[l].Len = idxCounts[l]
 		bufs = append(bufs, levels[l].Indices)
 		if l < nd-1 {
@@ -60,7 +60,7 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 	bufs = append(bufs, values)
 	opts := []csf.Option{csf.WithDimNames(names...)}
 	if cfg.trusted {
-		opts = append(opts, csf.Trusted())
+		opts = append(opts, csf.WithTrusted())
 	}
 	return csf.New(st.Type, shape, order, levels, values, nnz, opts...)
 }
@@ -68,7 +68,7 @@ func decodeCSF(st *wire.SparseTensor, idx *wire.CSFIndex, body *memory.Buffer, o
 func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func(), error) {
 	release := func() {}
 	if !t.IsCompact() {
-		c, err := t.Compact(memory.DefaultAllocator)
+		c, err := t.Compact(cfg.mem)
 		if err != nil {
 			return nil, nil, release, err
 		}
@@ -79,7 +79,7 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 	pt, it, mixed := commonTypes(t)
 	if mixed {
 		// The message holds one indptr type and one indices type: widen.
-		c, err := t.WithIndexTypes(memory.DefaultAllocator, pt, it)
+		c, err := t.WithIndexTypes(cfg.mem, pt, it)
 		if err != nil {
 			release()
 			return nil, nil, func() {}, err
@@ -157,9 +157,9 @@ func encodeCSF(t *csf.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, func()
 // and whether the levels disagree.
 func commonTypes(t *csf.Tensor) (pt, it arrow.DataType, mixed bool) {
 	nd := t.NumDims()
-	pt, it = t.IndptrType(0), t.IndicesType(0)
+	pt, it = t.IndptrType(0), t.IndexType(0)
 	for l := range nd {
-		if x := t.IndicesType(l); !arrow.TypeEqual(x, it) {
+		if x := t.IndexType(l); !arrow.TypeEqual(x, it) {
 			mixed = true
 			if arrowsparse.IndexMax(x) > arrowsparse.IndexMax(it) {
 				it = x

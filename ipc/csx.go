@@ -42,9 +42,9 @@ func decodeCSX(st *wire.SparseTensor, idx *wire.CSXIndex, body *memory.Buffer, o
 	defer values.Release()
 	opts := []gcs.Option{gcs.WithDimNames(names...)}
 	if cfg.trusted {
-		opts = append(opts, gcs.Trusted())
+		opts = append(opts, gcs.WithTrusted())
 	}
-	m, err := gcs.New(axis, shape, st.Type, idx.IndptrType, idx.IndicesType, indptr, indices, values, st.NonZeroLength, opts...)
+	m, err := gcs.New(st.Type, idx.IndptrType, idx.IndicesType, shape, axis, indptr, indices, values, st.NonZeroLength, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func encodeCompressed(t arrowsparse.Tensor, cfg *writeConfig) (m *wire.Message, 
 
 func encodeCSX(x *gcs.Matrix, names []string, meta []wire.KeyValue) (*wire.Message, [][]byte, error) {
 	lanes, nnz := x.Lanes(), x.NNZ()
-	pt, it := x.IndptrType(), x.IndicesType()
+	pt, it := x.IndptrType(), x.IndexType()
 	// Arrow C++ checks the lengths of the index tensors against their
 	// types, and aborts the reading process when they do not fit.
 	if err := checkFits(pt, "the indptr length (compressed dimension + 1)", lanes+1); err != nil {

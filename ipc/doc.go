@@ -46,11 +46,14 @@
 //
 // # Reading
 //
-// ParseMessage, ParseBuffer, ReadFile (memory-mapped) and NewBufferReader
-// decode without copying: the tensor's buffers are slices of the input, and
-// the number of allocations depends on the number of dimensions, not on
-// nnz. ReadMessage and NewReader read from an io.Reader into buffers from an
-// allocator. Every reader accepts what Arrow C++ writes or accepts: padded
+// ParseMessage, ParseBuffer, ReadFile and OpenFile (memory-mapped regular
+// files) and NewBufferReader decode without copying: the tensor's buffers
+// are slices of the input, and the number of allocations depends on the
+// number of dimensions, not on nnz. ReadMessage and NewReader read from an
+// io.Reader into buffers from an allocator, and so do ReadFile and OpenFile
+// for files that cannot be mapped (pipes, /dev/stdin). ReadFile,
+// ParseMessage and ParseBuffer read exactly one message; OpenFile,
+// NewReader and NewBufferReader read sequences. Every reader accepts what Arrow C++ writes or accepts: padded
 // and exact lengths, row- and column-major COO coordinates and absent COO
 // strides, metadata versions V4 and V5, the legacy 4-byte prefix, CSF
 // lengths as element counts or bytes (detected).
@@ -65,11 +68,23 @@
 // before anything is allocated. WithTrusted skips the checks that read every
 // index; its documentation lists them.
 //
+// # Writing
+//
+// WriteTensor and AppendTensor write one message; WriteFile writes a file
+// atomically (a temporary file in the same directory, synced and renamed
+// into place) and WriteFileSeq a file of several messages.
+//
 // # Errors
 //
 // No input makes a reader panic. Every error for bad input wraps
 // arrow.ErrInvalid, arrow.ErrIndex or arrow.ErrType through a category of
-// the root package, with a message that names the offending field.
+// the root package, with a message that names the offending field. Errors
+// of the file functions name the file, and those of a sequence the index
+// and offset of the message that failed (after the first). An input that
+// holds something else than tensor messages is named for what it is, from
+// its first bytes, with what reads it: an Arrow IPC file or stream or a
+// Parquet file (tables, for package arrowext), gzip data, Matrix Market or
+// FROSTT text (packages mtx and tns), other text.
 //
 // # Ownership
 //

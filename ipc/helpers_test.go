@@ -33,12 +33,12 @@ func sparseToCOO(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor, s sid
 		assert.Equal(t, "CSF", s.Format)
 		assert.Equal(t, s.AxisOrder, y.AxisOrder())
 		for l := range y.NumDims() {
-			assert.Equal(t, s.IndexType, typeName(y.IndicesType(l)))
+			assert.Equal(t, s.IndexType, typeName(y.IndexType(l)))
 			if l < y.NumDims()-1 {
 				assert.Equal(t, s.IndptrType, typeName(y.IndptrType(l)))
 			}
 		}
-		c, err := y.ToCOO(mem)
+		c, err := y.ToCOO(mem, csf.ConvertOptions{})
 		require.NoError(t, err)
 		return c
 	case *gcs.Matrix:
@@ -47,7 +47,7 @@ func sparseToCOO(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor, s sid
 			want = "CSC"
 		}
 		assert.Equal(t, want, s.Format)
-		assert.Equal(t, s.IndexType, typeName(y.IndicesType()))
+		assert.Equal(t, s.IndexType, typeName(y.IndexType()))
 		assert.Equal(t, s.IndptrType, typeName(y.IndptrType()))
 		c, err := y.ToCOO(mem, gcs.ConvertOptions{})
 		require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +18,9 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/ipc"
+	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -28,7 +31,7 @@ func checked(t *testing.T) *memory.CheckedAllocator {
 	return mem
 }
 
-// seedCOO is seed 000's (2,3,4) array with nine elements.
+// seedCOO is the GCS introduction's (2,3,4) array with nine elements.
 func seedCOO(t *testing.T, mem memory.Allocator) *coo.Tensor {
 	t.Helper()
 	x, err := coo.FromSlices(mem, []int64{2, 3, 4}, []int32{
@@ -43,16 +46,18 @@ func dense(t *testing.T, mem memory.Allocator, x arrowsparse.Tensor) []float64 {
 	d, err := x.ToDense(mem)
 	require.NoError(t, err)
 	defer d.Release()
-	return append([]float64(nil), views.Data[float64](d.(*views.View))...)
+	return append([]float64(nil), testutil.ViewValues[float64](t, d.(*views.View))...)
 }
 
 // A GCS tensor travels as the CSR message of its storage plus the mapping,
-// and comes back as the same N-d tensor; seed 000's third example.
+// and comes back as the same N-d tensor; the GCS introduction's third example.
 func TestGCSRoundTrip(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{2, 1, 0}, 1, gcs.ConvertOptions{})
+	mp, err := gcs.NewMapping(x.Shape(), []int{2, 1, 0}, 1)
+	require.NoError(t, err)
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{Mapping: mp})
 	require.NoError(t, err)
 	defer g.Release()
 
@@ -71,7 +76,7 @@ func TestGCSRoundTrip(t *testing.T) {
 	assert.Equal(t, 1, back.Partitioning())
 	assert.Equal(t, []string{"i", "j", "k"}, back.DimNames())
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, back))
-	// The storage is seed 000's CRS form of this mapping.
+	// The storage is the GCS introduction's CRS form of this mapping.
 	ip, err := gcs.Indptr[int32](back.Storage())
 	require.NoError(t, err)
 	assert.Equal(t, []int32{0, 2, 4, 6, 9}, ip)
@@ -147,7 +152,7 @@ func TestSequences(t *testing.T) {
 			assert.Equal(t, []arrowsparse.Format{arrowsparse.FormatCOO, arrowsparse.FormatCSF, arrowsparse.FormatDense}, formats)
 			_, err := r.Next()
 			assert.Equal(t, io.EOF, err)
-			r.Close()
+			r.Release()
 		}
 	}
 	// One message only: a sequence is an error for ParseMessage.
@@ -180,7 +185,7 @@ func TestReadFileMapped(t *testing.T) {
 	require.NoError(t, err)
 	m2, err := r.Next()
 	require.NoError(t, err)
-	r.Close() // the mapping lives on in the tensors
+	r.Release() // the mapping lives on in the tensors
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, m1.Tensor))
 	assert.Equal(t, dense(t, mem, x), dense(t, mem, m2.Tensor))
 	m1.Release()
@@ -283,8 +288,8 @@ func TestCSFMixedLevelTypes(t *testing.T) {
 	defer x.Release()
 	i8, i16, i32 := arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{
-		IndicesTypes: []arrow.DataType{i8, i16, i8},
-		IndptrTypes:  []arrow.DataType{i32, i8},
+		LevelIndexTypes:  []arrow.DataType{i8, i16, i8},
+		LevelIndptrTypes: []arrow.DataType{i32, i8},
 	})
 	require.NoError(t, err)
 	defer c.Release()
@@ -296,7 +301,7 @@ func TestCSFMixedLevelTypes(t *testing.T) {
 	defer m.Release()
 	back := m.Tensor.(*csf.Tensor)
 	for l := range 3 {
-		assert.Equal(t, i16, back.IndicesType(l))
+		assert.Equal(t, i16, back.IndexType(l))
 		if l < 2 {
 			assert.Equal(t, i32, back.IndptrType(l))
 		}
@@ -310,7 +315,7 @@ func TestGCSNamesMustBeUTF8(t *testing.T) {
 	mem := checked(t)
 	x := seedCOO(t, mem)
 	defer x.Release()
-	g, err := gcs.TensorFromCOO(mem, x, []int{0, 1, 2}, 1, gcs.ConvertOptions{})
+	g, err := gcs.FromCOO(mem, x, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	defer g.Release()
 	bad, err := g.WithDimNames("i", "j\xff", "k")
@@ -324,4 +329,103 @@ func TestGCSNamesMustBeUTF8(t *testing.T) {
 	defer c.Release()
 	_, err = ipc.WriteTensor(io.Discard, c)
 	require.NoError(t, err)
+}
+
+// An index type needs to hold only the indices a message stores: int8
+// coordinates, all in range, are legal in a dimension longer than 127
+// (Arrow C++ reads such a message), for COO, CSR and CSF alike.
+func TestNarrowIndexTypesAreLegal(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{2, 300}, []int8{0, 5, 1, 100}, coo.RowMajor, []float64{1, 2})
+	require.NoError(t, err)
+	defer x.Release()
+	wide, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{})
+	require.NoError(t, err)
+	defer wide.Release()
+	m, err := wide.WithIndexTypes(mem, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8)
+	require.NoError(t, err)
+	defer m.Release()
+	require.Equal(t, arrow.PrimitiveTypes.Int8, m.IndexType())
+	x3, err := coo.FromSlices(mem, []int64{2, 300, 400}, []int8{0, 5, 7, 1, 100, 3}, coo.RowMajor, []float64{1, 2})
+	require.NoError(t, err)
+	defer x3.Release()
+	wc, err := csf.FromCOO(mem, x3, csf.ConvertOptions{AxisOrder: []int{0, 1, 2}})
+	require.NoError(t, err)
+	defer wc.Release()
+	c, err := wc.WithIndexTypes(mem, arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int8)
+	require.NoError(t, err)
+	defer c.Release()
+	for _, tt := range []arrowsparse.Tensor{x, m, c} {
+		var buf bytes.Buffer
+		_, err := ipc.WriteTensor(&buf, tt)
+		require.NoError(t, err, "%s", tt.Format())
+		back, err := ipc.ParseMessage(buf.Bytes())
+		require.NoError(t, err, "%s", tt.Format())
+		want, err := arrowsparse.AppendValues[float64](nil, tt)
+		require.NoError(t, err)
+		got, err := arrowsparse.AppendValues[float64](nil, back.Tensor)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		back.Release()
+	}
+}
+
+// A C++-written message whose data buffer length is not a whole number of
+// values (159 where 19 float64 values need 152 and the padding makes 160)
+// is legal, since the buffer still holds every value; the tensor it gives
+// must be safe in every later operation.
+func TestOddBufferLengthMessage(t *testing.T) {
+	mem := testutil.Checked(t)
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "interop", "cpp-corpus", "*-csf-*.arrow"))
+	require.NoError(t, err)
+	tried := 0
+	for _, p := range files {
+		raw, err := os.ReadFile(p)
+		require.NoError(t, err)
+		f, err := wire.Parse(raw)
+		require.NoError(t, err)
+		st := f.Message.SparseTensor
+		w := int64(arrowsparse.ByteWidth(st.Type))
+		last := st.Index.(*wire.CSFIndex)
+		_ = last
+		want, err := ipc.ParseMessage(raw)
+		require.NoError(t, err)
+		need := want.Tensor.NNZ() * w
+		if st.Data.Length <= need || w == 1 {
+			want.Release()
+			continue
+		}
+		st.Data.Length = need + w - 1 // not a whole number of values
+		meta, err := wire.EncodeMetadata(f.Message)
+		require.NoError(t, err)
+		msg, err := wire.AppendFrame(nil, meta, 8)
+		require.NoError(t, err)
+		msg = append(msg, f.Body...)
+		m, err := ipc.ParseMessage(msg, ipc.WithAllocator(mem))
+		require.NoError(t, err, p)
+		c := m.Tensor.(*csf.Tensor)
+		gotD, err := c.ToDense(mem)
+		require.NoError(t, err)
+		wantD, err := want.Tensor.ToDense(mem)
+		require.NoError(t, err)
+		g, err := arrowsparse.AppendValues[float64](nil, gotD)
+		require.NoError(t, err)
+		wv, err := arrowsparse.AppendValues[float64](nil, wantD)
+		require.NoError(t, err)
+		assert.Equal(t, wv, g, p)
+		gotD.Release()
+		wantD.Release()
+		order := c.AxisOrder()
+		slices.Reverse(order)
+		r, err := c.WithAxisOrder(mem, order...)
+		require.NoError(t, err)
+		r.Release()
+		x, err := c.ToCOO(mem, csf.ConvertOptions{})
+		require.NoError(t, err)
+		x.Release()
+		m.Release()
+		want.Release()
+		tried++
+	}
+	require.Greater(t, tried, 0, "the corpus has CSF messages with padded values")
 }

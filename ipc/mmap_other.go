@@ -3,16 +3,14 @@
 package ipc
 
 import (
+	"errors"
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// mapFile reads the whole file where memory mapping is not available.
-func mapFile(path string) (*memory.Buffer, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return memory.NewBufferBytes(b), nil
+// mapFile reports that memory mapping is not available here: the caller
+// reads the file instead.
+func mapFile(*os.File, int64) (*memory.Buffer, error) {
+	return nil, errors.ErrUnsupported
 }

@@ -7,29 +7,14 @@ import (
 	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/arrowsparse/arrowsparse"
-	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
-// mapFile maps the whole file read-only. The returned buffer unmaps it when
-// its reference count reaches zero.
-func mapFile(path string) (*memory.Buffer, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	if size == 0 {
-		return memory.NewBufferBytes(nil), nil
-	}
+// mapFile maps size bytes of the open file f read-only. The returned buffer
+// unmaps them when its reference count reaches zero. The caller falls back
+// to reading f when mapping fails.
+func mapFile(f *os.File, size int64) (*memory.Buffer, error) {
 	if int64(int(size)) != size {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s is too large to map (%d bytes)", path, size)
+		return nil, syscall.EFBIG
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {

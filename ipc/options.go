@@ -14,8 +14,33 @@ const (
 	DefaultMaxBodySize = 64 << 30
 )
 
-// ReadOption configures the readers.
-type ReadOption func(*readConfig)
+// ReadOption configures the readers (ReadMessage, ParseMessage,
+// ParseBuffer, ReadFile, NewReader, OpenFile and friends).
+type ReadOption interface{ applyRead(*readConfig) }
+
+// WriteOption configures the writers (WriteTensor, AppendTensor,
+// WriteFile, WriteFileSeq).
+type WriteOption interface{ applyWrite(*writeConfig) }
+
+// Option configures readers and writers alike: it is both a ReadOption and
+// a WriteOption.
+type Option interface {
+	ReadOption
+	WriteOption
+}
+
+type readOption func(*readConfig)
+
+func (f readOption) applyRead(c *readConfig) { f(c) }
+
+type writeOption func(*writeConfig)
+
+func (f writeOption) applyWrite(c *writeConfig) { f(c) }
+
+type allocatorOption struct{ mem memory.Allocator }
+
+func (o allocatorOption) applyRead(c *readConfig)   { c.mem = o.mem }
+func (o allocatorOption) applyWrite(c *writeConfig) { c.mem = o.mem }
 
 type readConfig struct {
 	mem     memory.Allocator
@@ -27,7 +52,7 @@ type readConfig struct {
 func newReadConfig(opts []ReadOption) *readConfig {
 	c := &readConfig{mem: memory.DefaultAllocator, maxMeta: DefaultMaxMetadataSize, maxBody: DefaultMaxBodySize}
 	for _, o := range opts {
-		o(c)
+		o.applyRead(c)
 	}
 	return c
 }
@@ -36,33 +61,35 @@ func (c *readConfig) wire() []wire.ReadOption {
 	return []wire.ReadOption{wire.WithAllocator(c.mem), wire.WithMaxMetadataSize(c.maxMeta), wire.WithMaxBodySize(c.maxBody)}
 }
 
-// WithAllocator sets the allocator for bodies read from an io.Reader (and
-// for aligned copies of misaligned in-memory bodies). The default is
-// memory.DefaultAllocator.
-func WithAllocator(mem memory.Allocator) ReadOption {
-	return func(c *readConfig) { c.mem = mem }
+// WithAllocator sets the allocator of every buffer a reader or writer
+// makes: bodies read from an io.Reader, aligned copies of misaligned
+// in-memory bodies, and the temporary copies a writer needs (a
+// non-contiguous dense view made contiguous, a CSF tensor made compact or
+// given common index types). The default is memory.DefaultAllocator.
+func WithAllocator(mem memory.Allocator) Option {
+	return allocatorOption{mem}
 }
 
 // WithMaxMetadataSize bounds the metadata of a message; a larger one is an
 // error before anything is allocated. The default is DefaultMaxMetadataSize
 // (64 MiB). Values ≤ 0 keep the default.
 func WithMaxMetadataSize(n int64) ReadOption {
-	return func(c *readConfig) {
+	return readOption(func(c *readConfig) {
 		if n > 0 {
 			c.maxMeta = n
 		}
-	}
+	})
 }
 
 // WithMaxBodySize bounds the body of a message; a larger one is an error
 // before anything is allocated. The default is DefaultMaxBodySize (64 GiB).
 // Values ≤ 0 keep the default.
 func WithMaxBodySize(n int64) ReadOption {
-	return func(c *readConfig) {
+	return readOption(func(c *readConfig) {
 		if n > 0 {
 			c.maxBody = n
 		}
-	}
+	})
 }
 
 // WithTrusted skips the checks that read every index: coordinates and
@@ -76,20 +103,18 @@ func WithMaxBodySize(n int64) ReadOption {
 // can make a later operation panic or give wrong results. Use it only for
 // messages this process or a trusted peer wrote.
 func WithTrusted() ReadOption {
-	return func(c *readConfig) { c.trusted = true }
+	return readOption(func(c *readConfig) { c.trusted = true })
 }
 
-// WriteOption configures the writers.
-type WriteOption func(*writeConfig)
-
 type writeConfig struct {
+	mem     memory.Allocator
 	csfUnit LengthUnit
 }
 
 func newWriteConfig(opts []WriteOption) *writeConfig {
-	c := &writeConfig{}
+	c := &writeConfig{mem: memory.DefaultAllocator}
 	for _, o := range opts {
-		o(c)
+		o.applyWrite(c)
 	}
 	return c
 }
@@ -99,5 +124,5 @@ func newWriteConfig(opts []WriteOption) *writeConfig {
 // ByteLengths follows the format's documentation and open apache/arrow PR
 // #50817, and Arrow C++ up to 26.0 misreads it.
 func WithCSFLengths(u LengthUnit) WriteOption {
-	return func(c *writeConfig) { c.csfUnit = u }
+	return writeOption(func(c *writeConfig) { c.csfUnit = u })
 }

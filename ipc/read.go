@@ -2,18 +2,24 @@ package ipc
 
 import (
 	"io"
+	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
+	"github.com/arrowsparse/arrowsparse/internal/sniff"
 	"github.com/arrowsparse/arrowsparse/ipc/internal/wire"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 // Message is one Tensor or SparseTensor message, decoded.
 type Message struct {
+	refCount atomic.Int64
+
 	// Tensor is the tensor the message carries: a *views.View (dense
 	// Tensor message), *coo.Tensor, *gcs.Matrix (CSR or CSC), *gcs.Tensor
 	// (a CSR/CSC message with the GCS mapping in its custom metadata) or
@@ -53,9 +59,17 @@ type KeyValue struct {
 	Key, Value string
 }
 
-// Release releases the tensor.
+// Retain increases the reference count by 1.
+// Retain may be called simultaneously from multiple goroutines.
+func (m *Message) Retain() { m.refCount.Add(1) }
+
+// Release decreases the reference count by 1.
+// When the reference count goes to zero, the tensor is released.
+// Release may be called simultaneously from multiple goroutines.
 func (m *Message) Release() {
-	if m.Tensor != nil {
+	n := m.refCount.Add(-1)
+	debug.Assert(n >= 0, "ipc: too many releases of a Message")
+	if n == 0 && m.Tensor != nil {
 		m.Tensor.Release()
 		m.Tensor = nil
 	}
@@ -88,9 +102,13 @@ func (u LengthUnit) String() string {
 // message must be released by the caller.
 func ReadMessage(r io.Reader, opts ...ReadOption) (*Message, error) {
 	cfg := newReadConfig(opts)
-	f, err := wire.ReadMessage(r, cfg.wire()...)
+	wr := wire.NewReader(r, cfg.wire()...)
+	f, err := wr.Next()
+	if err == io.EOF {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: no message: the input is empty or starts with an end-of-stream marker")
+	}
 	if err != nil {
-		return nil, err
+		return nil, explainFraming(err, wr.Head())
 	}
 	defer f.Release()
 	size := int64(len(f.Metadata)) + int64(f.Body.Len()) + prefixLen(f.Legacy)
@@ -120,23 +138,66 @@ func ParseMessage(b []byte, opts ...ReadOption) (*Message, error) {
 // ParseBuffer is ParseMessage over an Arrow buffer, which the tensor's
 // buffers retain (as slices) for as long as they are alive.
 func ParseBuffer(buf *memory.Buffer, opts ...ReadOption) (*Message, error) {
-	cfg := newReadConfig(opts)
-	f, rest, err := wire.ParseNext(buf.Bytes(), cfg.wire()...)
+	return parseOne(buf, newReadConfig(opts), "", "ParseMessage and ParseBuffer read one message: use NewBytesReader or NewBufferReader for a sequence")
+}
+
+// parseOne decodes the one message of buf, from the file name ("" for
+// other inputs). Bytes after the message are an error that counts the
+// messages and ends with hint.
+func parseOne(buf *memory.Buffer, cfg *readConfig, name, hint string) (*Message, error) {
+	data := buf.Bytes()
+	f, rest, err := wire.ParseNext(data, cfg.wire()...)
 	if err == io.EOF {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: no message: the input is empty or starts with an end-of-stream marker")
+		what := "input"
+		if name != "" {
+			what = "file"
+		}
+		return nil, inputError(core.Errorf(arrowsparse.ErrBufferSize, "ipc: no message: the %s is empty or starts with an end-of-stream marker", what), name, 0, 0)
 	}
 	if err != nil {
-		return nil, err
+		return nil, inputError(explainFraming(err, data), name, 0, 0)
 	}
 	m, err := decodeFrame(f, buf, 0, cfg)
 	if err != nil {
-		return nil, err
+		return nil, inputError(err, name, 0, 0)
 	}
 	if len(rest) != 0 {
 		m.Release()
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: %d bytes follow the message; use NewBytesReader or NewBufferReader for a sequence", len(rest))
+		return nil, trailing(rest, int64(len(data)-len(rest)), cfg, name, hint)
 	}
 	return m, nil
+}
+
+// trailing returns the error for the bytes that follow the first message
+// (at offset off) of an input that should hold one: how many more messages
+// they frame, or that they are not a message.
+func trailing(rest []byte, off int64, cfg *readConfig, name, hint string) error {
+	subject := name
+	if subject == "" {
+		subject = "the input"
+	}
+	n, clean := 0, true
+	for data := rest; ; n++ {
+		_, next, err := wire.ParseNext(data, cfg.wire()...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if n == 0 {
+				if k := sniff.Detect(rest[:min(len(rest), sniff.PrefixLen)]); k.Foreign() {
+					return inputError(&foreignInput{kind: k, err: err}, name, 1, off)
+				}
+				return inputError(core.Errorf(arrowsparse.ErrBufferSize, "ipc: the %d bytes after the message are not a message: %s", len(rest), strings.TrimPrefix(err.Error(), "ipc: ")), name, 0, 0)
+			}
+			clean = false
+			break
+		}
+		data = next
+	}
+	if clean {
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s holds %d messages; %s", subject, n+1, hint)
+	}
+	return core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s holds more than one message (%d, then bytes that are not a message); %s", subject, n+1, hint)
 }
 
 func prefixLen(legacy bool) int64 {
@@ -174,7 +235,7 @@ func bodyOf(buf *memory.Buffer, start int, f *wire.Frame, cfg *readConfig) (*mem
 // decode builds the tensor of a decoded message over its body.
 func decode(m *wire.Message, body *memory.Buffer, legacy bool, size, metaSize int64, cfg *readConfig) (*Message, error) {
 	if err := m.Validate(); err != nil {
-		return nil, err
+		return nil, notTensor(m.Header, err)
 	}
 	out := &Message{
 		Version:      int(m.Version) + 1,
@@ -193,11 +254,12 @@ func decode(m *wire.Message, body *memory.Buffer, legacy bool, size, metaSize in
 	case m.SparseTensor != nil:
 		out.Tensor, err = decodeSparse(m.SparseTensor, body, out, cfg)
 	default:
-		err = core.Errorf(arrowsparse.ErrStructure, "ipc: a %s message is not a tensor message", m.Header)
+		err = notTensor(m.Header, core.Errorf(arrowsparse.ErrStructure, "ipc: a %s message is not a tensor message", m.Header))
 	}
 	if err != nil {
 		return nil, err
 	}
+	out.refCount.Store(1)
 	return out, nil
 }
 
@@ -287,7 +349,7 @@ func decodeCOO(st *wire.SparseTensor, idx *wire.COOIndex, body *memory.Buffer, o
 	defer values.Release()
 	opts := []coo.Option{coo.WithDimNames(names...), coo.WithCanonicalClaim(idx.IsCanonical)}
 	if cfg.trusted {
-		opts = append(opts, coo.Trusted())
+		opts = append(opts, coo.WithTrusted())
 	}
 	t, err := coo.New(st.Type, idx.IndicesType, shape, coords, layout, values, n, opts...)
 	if err != nil {

@@ -177,7 +177,7 @@ func checkSidecar(t *testing.T, mem memory.Allocator, m *ipc.Message, s sidecar)
 	}
 	c := sparseToCOO(t, mem, x, s)
 	defer c.Release()
-	canon, err := c.Canonicalize(mem)
+	canon, err := c.Canonicalize(mem, coo.ConvertOptions{})
 	require.NoError(t, err)
 	defer canon.Release()
 	require.EqualValues(t, len(s.Entries), canon.NNZ())

@@ -63,13 +63,13 @@ func encode(t arrowsparse.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, fu
 		m, body, err := encodeCOO(x)
 		return m, body, nop, err
 	case *views.View:
-		return encodeDense(x)
+		return encodeDense(x, cfg)
 	}
 	if m, body, release, ok, err := encodeCompressed(t, cfg); ok {
 		return m, body, release, err
 	}
 	if t.Format() == arrowsparse.FormatDense {
-		d, err := t.ToDense(memory.DefaultAllocator)
+		d, err := t.ToDense(cfg.mem)
 		if err != nil {
 			return nil, nil, nop, err
 		}
@@ -78,7 +78,7 @@ func encode(t arrowsparse.Tensor, cfg *writeConfig) (*wire.Message, [][]byte, fu
 			d.Release()
 			return nil, nil, nop, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: cannot write a dense %T", d)
 		}
-		m, body, release, err := encodeDense(v)
+		m, body, release, err := encodeDense(v, cfg)
 		return m, body, func() { release(); v.Release() }, err
 	}
 	return nil, nil, nop, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: cannot write a %T (%s): materialise it as COO, CSR/CSC, GCS, CSF or a dense view first", t, t.Format())
@@ -184,7 +184,7 @@ func encodeCOO(t *coo.Tensor) (*wire.Message, [][]byte, error) {
 // encodeDense writes a contiguous view as it is, with row-major or
 // column-major strides, like Arrow C++; any other view is first copied to
 // row-major order.
-func encodeDense(v *views.View) (*wire.Message, [][]byte, func(), error) {
+func encodeDense(v *views.View, cfg *writeConfig) (*wire.Message, [][]byte, func(), error) {
 	release := func() {}
 	shape := v.Shape()
 	dt := v.DataType()
@@ -209,7 +209,7 @@ func encodeDense(v *views.View) (*wire.Message, [][]byte, func(), error) {
 	case v.IsFContiguous():
 		strides = fOrder
 	default:
-		c, err := v.Copy(memory.DefaultAllocator)
+		c, err := v.Copy(cfg.mem, views.CopyOptions{})
 		if err != nil {
 			return nil, nil, release, err
 		}

@@ -25,14 +25,17 @@ func coreOf[V Viewer](v V) *viewBase {
 	panic(arrowsparse.PanicError{Msg: "views: unreachable"})
 }
 
-// Data returns the whole backing buffer as a []T, aliasing it. Element idx
-// of the view is Data[T](v)[v.Offset(idx...)]. It shares memory with the
-// view: the view must outlive it, or its buffer must be retained. Writes
-// through it bypass the read-only flag. It panics if T is not the view's
-// data type.
-func Data[T arrowsparse.Value](v *View) []T {
-	mustType[T](&v.viewBase)
-	return typed[T](&v.viewBase)
+// Values returns the whole backing buffer as a []T, aliasing it: element
+// idx of the view is Values[T](v)[v.Offset(idx...)]. It shares memory with
+// the view: the view must outlive it, or its buffer must be retained.
+// Writes through it bypass the read-only flag. It returns an error wrapping
+// arrowsparse.ErrUnsupportedType if T is not the view's data type, as the
+// Values accessors of the sparse formats do.
+func Values[T arrowsparse.Value](v *View) ([]T, error) {
+	if typeID[T]() != v.dtype.ID() {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "views: Values[%s] of a %s view", arrowsparse.DataTypeOf[T](), v.dtype)
+	}
+	return typed[T](&v.viewBase), nil
 }
 
 // typed returns the whole buffer as a []T; the type must have been checked.
@@ -146,9 +149,9 @@ func All[T arrowsparse.Value, V Viewer](v V) iter.Seq2[[]int64, T] {
 	}
 }
 
-// Values returns an iterator over the view's elements in row-major order.
-// It panics if T is not the view's data type.
-func Values[T arrowsparse.Value, V Viewer](v V) iter.Seq[T] {
+// Elements returns an iterator over the view's elements in row-major
+// order. It panics if T is not the view's data type, as All does.
+func Elements[T arrowsparse.Value, V Viewer](v V) iter.Seq[T] {
 	c := coreOf(v)
 	mustType[T](c)
 	return func(yield func(T) bool) {

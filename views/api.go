@@ -24,7 +24,7 @@ import (
 // to drop an axis.
 //
 // Slicing adds start·stride to the element offset and multiplies each
-// element stride by its step (seed 004: a[1:6:2, 2:8:2] of a 6×8 row-major
+// element stride by its step (the NuMojo view proposal: a[1:6:2, 2:8:2] of a 6×8 row-major
 // array has element offset 10 and element strides (16, 2)).
 // The returned view must be released by the caller.
 func (v *View) Slice(ranges ...Range) (*View, error) {
@@ -33,7 +33,7 @@ func (v *View) Slice(ranges ...Range) (*View, error) {
 }
 
 // Index returns the view of the elements whose index on axis is i, with
-// that axis removed: NumPy's a[..., i, ...] (seed 004: a[1] of a 6×8
+// that axis removed: NumPy's a[..., i, ...] (the NuMojo view proposal: a[1] of a 6×8
 // row-major array has shape (8) and element offset 8). A negative axis or i
 // counts from the end. An axis or index out of range is an error wrapping
 // arrow.ErrIndex. The returned view must be released by the caller.
@@ -97,23 +97,61 @@ func (v *View) BroadcastTo(shape []int64) (*View, error) {
 	return asView(c), err
 }
 
-// Tile returns a read-only view of the given shape in which each axis
-// repeats the receiver's: an axis of length n becomes one of length
-// shape[k], which must be a multiple of n, and index i reads the receiver's
-// index i mod n. This is seed 002's broadcast with a max-shape, under which
-// [3 3] broadcasts to [6 3]. New leading axes and axes of length 1 broadcast
-// as in BroadcastTo, which Tile extends. A tiled axis is a remapped axis
-// whose index wraps modulo n (see the package doc, # Remapped axes). Errors
-// are as for BroadcastTo. The returned view must be released by the caller.
-func (v *View) Tile(shape []int64) (*Remapped, error) {
+// Tile returns a read-only view that repeats the receiver reps[k] times
+// along each axis, as numpy.tile does: if reps has fewer entries than the
+// view has axes, it is padded with leading 1s; if it has more, the view
+// gains leading axes of length 1 first. Axis k of the result has length
+// shape[k]·reps[k], and its index i reads the receiver's index i mod
+// shape[k]. This is the broadcast with a max-shape of the dtype-next
+// proposal, under which [3 3] tiles to [6 3] (reps [2 1]). A tiled axis is a
+// remapped axis whose index wraps modulo its length (see the package doc,
+// # Remapped axes). A negative repetition is an error wrapping
+// arrowsparse.ErrShape, and a length that overflows int64 one wrapping
+// arrowsparse.ErrOverflow. The returned view must be released by the
+// caller.
+func (v *View) Tile(reps ...int64) (*Remapped, error) {
+	var arr [8]int64
+	shape, err := tileShape(arr[:], v.shape, reps)
+	if err != nil {
+		return nil, err
+	}
 	c, err := v.broadcast(shape, true)
 	return asRemapped(c), err
+}
+
+// tileShape returns the shape numpy.tile gives a view of the given shape,
+// in dst if it is long enough.
+func tileShape(dst, shape, reps []int64) ([]int64, error) {
+	nd := max(len(shape), len(reps))
+	out := dst[:0]
+	if cap(out) < nd {
+		out = make([]int64, nd)
+	}
+	out = out[:nd]
+	for k := range nd {
+		n, r := int64(1), int64(1)
+		if j := k - (nd - len(shape)); j >= 0 {
+			n = shape[j]
+		}
+		if j := k - (nd - len(reps)); j >= 0 {
+			r = reps[j]
+		}
+		if r < 0 {
+			return nil, core.Errorf(arrowsparse.ErrShape, "views: Tile repetition %d of axis %d is negative", r, k)
+		}
+		m, ok := core.MulInt64(n, r)
+		if !ok {
+			return nil, core.Errorf(arrowsparse.ErrOverflow, "views: Tile of axis %d (%d × %d) overflows int64", k, n, r)
+		}
+		out[k] = m
+	}
+	return out, nil
 }
 
 // Rotate returns the view with the elements along axis rotated by shift,
 // as numpy.roll does: element i of the result is element (i − shift) mod n
 // of the receiver, so a shift of 1 moves the last element to the front
-// (seed 002: rotating the 3×3 matrix 0..8 by 1 along axis 1 gives the rows
+// (dtype-next: rotating the 3×3 matrix 0..8 by 1 along axis 1 gives the rows
 // 2 0 1, 5 3 4, 8 6 7). A negative shift rotates the other way. A negative
 // axis counts from the end; an axis out of range is an error wrapping
 // arrow.ErrIndex. A rotated axis is a remapped axis whose index wraps modulo
@@ -223,7 +261,12 @@ func (r *Remapped) BroadcastTo(shape []int64) (*Remapped, error) {
 // in closed form: the axis's map is then materialised into a table of its
 // n entries, in O(n) time and a second allocation. The returned view must be
 // released by the caller.
-func (r *Remapped) Tile(shape []int64) (*Remapped, error) {
+func (r *Remapped) Tile(reps ...int64) (*Remapped, error) {
+	var arr [8]int64
+	shape, err := tileShape(arr[:], r.shape, reps)
+	if err != nil {
+		return nil, err
+	}
 	c, err := r.broadcast(shape, true)
 	return asRemapped(c), err
 }

@@ -21,16 +21,41 @@ func FromArray(arr arrow.Array) (*View, error) {
 	return FromArrayData(arr.Data())
 }
 
-// FromFixedSizeList returns a read-only 2-d view of a FixedSizeList array:
-// row i is list i, of the list size's length, over the child values with no
-// copy. Both the list array's offset and the child's are respected.
-// See FromArrayData. The returned view must be released by the caller.
+// FromFixedSizeList returns a read-only view of a FixedSizeList array: 2-d,
+// row i being list i over the child values, with one more axis per level
+// of nested FixedSizeLists. Both the list array's offset and the child's
+// are respected; no element is copied. See FromArrayData. The returned
+// view must be released by the caller.
 func FromFixedSizeList(arr *array.FixedSizeList) (*View, error) {
 	if arr == nil {
 		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil array")
 	}
 	return FromArrayData(arr.Data())
 }
+
+// FixedShapeLayout is implemented by extension types whose storage is a
+// flat FixedSizeList holding one dense tensor per row, as Arrow's canonical
+// arrow.fixed_shape_tensor does; arrowext.FixedShapeTensorType implements
+// it. Within a row's list, the element with logical index idx is list
+// element Σ idx[k]·LogicalElemStrides()[k]. FromArrayData views an array of
+// such a type as the tensors of its rows stacked along a first axis.
+type FixedShapeLayout interface {
+	arrow.ExtensionType
+	// LogicalShape returns the shape of the tensor each row holds, in
+	// logical axis order. The caller owns the slice.
+	LogicalShape() []int64
+	// LogicalElemStrides returns the stride of each logical axis within a
+	// row's list, counted in elements (not bytes). The caller owns the
+	// slice.
+	LogicalElemStrides() []int64
+	// LogicalDimNames returns the names of the logical axes, or nil. The
+	// caller owns the slice.
+	LogicalDimNames() []string
+}
+
+// fixedShapeTensorName is the name of Arrow's canonical fixed-shape tensor
+// extension type.
+const fixedShapeTensorName = "arrow.fixed_shape_tensor"
 
 // FromArrayData returns a read-only view of the values of Arrow array data,
 // with no copy:
@@ -39,9 +64,16 @@ func FromFixedSizeList(arr *array.FixedSizeList) (*View, error) {
 //     float16, float32, float64) gives a 1-d view of its Len() values,
 //     starting at its offset;
 //   - a FixedSizeList array of such values gives a 2-d view, Len() × list
-//     size, and nested FixedSizeLists give one more axis per level (the
-//     storage of Arrow's fixed_shape_tensor), each level's offset respected.
-//     An extension array is viewed through its storage.
+//     size, and nested FixedSizeLists give one more axis per level, each
+//     level's offset respected;
+//   - an array of an extension type that implements FixedShapeLayout (Arrow's
+//     fixed_shape_tensor, whose storage is one flat FixedSizeList per row)
+//     gives an (N+1)-d view, Len() × the logical shape of its rows, with
+//     the type's permutation turned into strides and its logical dim names
+//     (the first axis is unnamed). An arrow.fixed_shape_tensor of another
+//     implementation, which does not describe its layout, is an error
+//     wrapping arrow.ErrType: wrap it with package arrowext first. Other
+//     extension arrays are viewed through their storage.
 //
 // The view is read-only because Arrow arrays are immutable; Copy makes a
 // writable one. A dense view has no validity bitmap, so any null in the
@@ -52,6 +84,14 @@ func FromFixedSizeList(arr *array.FixedSizeList) (*View, error) {
 func FromArrayData(data arrow.ArrayData) (*View, error) {
 	if data == nil {
 		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil array data")
+	}
+	if ext, ok := data.DataType().(arrow.ExtensionType); ok {
+		if l, ok := ext.(FixedShapeLayout); ok {
+			return fromFixedShape(data, l)
+		}
+		if ext.ExtensionName() == fixedShapeTensorName {
+			return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "views: this %s type (%T) does not describe its layout; wrap the array with package arrowext first", fixedShapeTensorName, ext)
+		}
 	}
 	shape := []int64{int64(data.Len())}
 	d := data
@@ -68,21 +108,12 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 		if !ok {
 			break
 		}
-		if len(d.Children()) != 1 {
-			return nil, core.Errorf(arrowsparse.ErrStructure, "views: FixedSizeList data with %d children", len(d.Children()))
+		child, start, cnt, err := fixedSizeListChild(d, fsl, abs, count)
+		if err != nil {
+			return nil, err
 		}
-		n := int64(fsl.Len())
-		child := d.Children()[0]
-		start, ok1 := core.MulInt64(abs, n)
-		cnt, ok2 := core.MulInt64(count, n)
-		if !ok1 || !ok2 {
-			return nil, core.Errorf(arrowsparse.ErrOverflow, "views: FixedSizeList offsets overflow int64")
-		}
-		if start+cnt > int64(child.Len()) {
-			return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: FixedSizeList rows %d..%d need child values up to %d, but the child has %d", abs, abs+count, start+cnt, child.Len())
-		}
-		shape = append(shape, n)
-		abs, count, d = int64(child.Offset())+start, cnt, child
+		shape = append(shape, int64(fsl.Len()))
+		abs, count, d = start, cnt, child
 	}
 	dt := d.DataType()
 	if ext, ok := dt.(arrow.ExtensionType); ok {
@@ -91,20 +122,9 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 	if err := core.CheckValueType(dt); err != nil {
 		return nil, err
 	}
-	if abs-int64(d.Offset())+count > int64(d.Len()) {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: values %d..%d are beyond the array's %d", abs-int64(d.Offset()), abs-int64(d.Offset())+count, d.Len())
-	}
-	bufs := d.Buffers()
-	var buf *memory.Buffer
-	if len(bufs) > 1 {
-		buf = bufs[1]
-	}
-	if buf == nil {
-		if count != 0 {
-			return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: array of %d values has no values buffer", count)
-		}
-		buf = memory.NewBufferBytes(nil)
-		abs = 0
+	buf, abs, err := valuesBuffer(d, abs, count)
+	if err != nil {
+		return nil, err
 	}
 	strides, err := arrowsparse.RowMajorStrides(shape)
 	if err != nil {
@@ -116,6 +136,146 @@ func FromArrayData(data arrow.ArrayData) (*View, error) {
 	}
 	v.readOnly = true
 	return v, nil
+}
+
+// fixedSizeListChild returns the child of FixedSizeList data d and the
+// absolute position and number of the child slots that the count lists
+// from absolute position abs cover, checking that the child holds them.
+func fixedSizeListChild(d arrow.ArrayData, fsl *arrow.FixedSizeListType, abs, count int64) (arrow.ArrayData, int64, int64, error) {
+	if len(d.Children()) != 1 {
+		return nil, 0, 0, core.Errorf(arrowsparse.ErrStructure, "views: FixedSizeList data with %d children", len(d.Children()))
+	}
+	n := int64(fsl.Len())
+	child := d.Children()[0]
+	start, ok1 := core.MulInt64(abs, n)
+	cnt, ok2 := core.MulInt64(count, n)
+	if !ok1 || !ok2 {
+		return nil, 0, 0, core.Errorf(arrowsparse.ErrOverflow, "views: FixedSizeList offsets overflow int64")
+	}
+	if start+cnt > int64(child.Len()) {
+		return nil, 0, 0, core.Errorf(arrowsparse.ErrBufferSize, "views: FixedSizeList rows %d..%d need child values up to %d, but the child has %d", abs, abs+count, start+cnt, child.Len())
+	}
+	return child, int64(child.Offset()) + start, cnt, nil
+}
+
+// valuesBuffer returns the values buffer of primitive data d and the
+// element position to view it from, checking that the count values from
+// absolute position abs lie within d.
+func valuesBuffer(d arrow.ArrayData, abs, count int64) (*memory.Buffer, int64, error) {
+	if abs-int64(d.Offset())+count > int64(d.Len()) {
+		return nil, 0, core.Errorf(arrowsparse.ErrBufferSize, "views: values %d..%d are beyond the array's %d", abs-int64(d.Offset()), abs-int64(d.Offset())+count, d.Len())
+	}
+	bufs := d.Buffers()
+	var buf *memory.Buffer
+	if len(bufs) > 1 {
+		buf = bufs[1]
+	}
+	if buf == nil {
+		if count != 0 {
+			return nil, 0, core.Errorf(arrowsparse.ErrBufferSize, "views: array of %d values has no values buffer", count)
+		}
+		return memory.NewBufferBytes(nil), 0, nil
+	}
+	return buf, abs, nil
+}
+
+// fromFixedShape views data of a FixedShapeLayout extension type as
+// (rows, logical shape...).
+func fromFixedShape(data arrow.ArrayData, l FixedShapeLayout) (*View, error) {
+	fsl, ok := l.StorageType().(*arrow.FixedSizeListType)
+	if !ok {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "views: %s storage is %s, not a FixedSizeList", l.ExtensionName(), l.StorageType())
+	}
+	rowShape, rowStrides, names := l.LogicalShape(), l.LogicalElemStrides(), l.LogicalDimNames()
+	if len(rowStrides) != len(rowShape) || (names != nil && len(names) != len(rowShape)) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %s layout has %d strides and %d names for %d dimensions", l.ExtensionName(), len(rowStrides), len(names), len(rowShape))
+	}
+	if size, err := numElements(rowShape); err != nil || size != int64(fsl.Len()) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %s rows of shape %v do not fill lists of %d values", l.ExtensionName(), rowShape, fsl.Len())
+	}
+	abs, count := int64(data.Offset()), int64(data.Len())
+	if err := checkNoNulls(data, abs, count); err != nil {
+		return nil, err
+	}
+	child, start, cnt, err := fixedSizeListChild(data, fsl, abs, count)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNoNulls(child, start, cnt); err != nil {
+		return nil, err
+	}
+	dt := fsl.Elem()
+	if err := core.CheckValueType(dt); err != nil {
+		return nil, err
+	}
+	buf, start, err := valuesBuffer(child, start, cnt)
+	if err != nil {
+		return nil, err
+	}
+	shape := append([]int64{count}, rowShape...)
+	strides := append([]int64{int64(fsl.Len())}, rowStrides...)
+	if names != nil {
+		names = append([]string{""}, names...)
+	}
+	return newReadOnly(dt, buf, start, start+cnt, start, shape, strides, names)
+}
+
+// FromArrowBuffer returns a read-only view of buf, the values buffer of an
+// Arrow array (which is immutable), with the given element offset, shape,
+// element strides (counted in elements, not bytes) and dim names (none, or
+// one per axis). It checks what New checks and makes one allocation for
+// views of rank ≤ 8, whatever the size of the data. It serves code that
+// reads an Arrow layout itself, such as the rows of package arrowext's
+// tensor columns. The view retains buf; the returned view must be released
+// by the caller.
+func FromArrowBuffer(dt arrow.DataType, buf *memory.Buffer, elemOffset int64, shape, elemStrides []int64, dimNames []string) (*View, error) {
+	if err := core.CheckValueType(dt); err != nil {
+		return nil, err
+	}
+	if buf == nil {
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "views: nil buffer")
+	}
+	return newReadOnly(dt, buf, 0, int64(buf.Len())/int64(arrowsparse.ByteWidth(dt)), elemOffset, shape, elemStrides, dimNames)
+}
+
+// newReadOnly is newChecked for a read-only view with dim names, in one
+// allocation: the reachable elements are confined to [lo, hi) of buf,
+// counted in elements.
+func newReadOnly(dt arrow.DataType, buf *memory.Buffer, lo, hi, elemOffset int64, shape, elemStrides []int64, names []string) (*View, error) {
+	if err := core.CheckValueType(dt); err != nil {
+		return nil, err
+	}
+	if len(elemStrides) != len(shape) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "views: %d strides for %d dimensions", len(elemStrides), len(shape))
+	}
+	if err := core.CheckDimNames(names, len(shape)); err != nil {
+		return nil, err
+	}
+	w := int64(arrowsparse.ByteWidth(dt))
+	if !core.Aligned(buf, int(w)) {
+		return nil, core.Errorf(arrowsparse.ErrAlignment, "views: buffer address is not a multiple of the %s width %d", dt, w)
+	}
+	size, err := numElements(shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBounds(lo, hi, elemOffset, size, shape, elemStrides); err != nil {
+		return nil, err
+	}
+	named := false
+	for _, n := range names {
+		named = named || n != ""
+	}
+	v := alloc(len(shape), named, false)
+	copy(v.shape, shape)
+	copy(v.strides, elemStrides)
+	if named {
+		copy(v.names, names)
+	}
+	v.init(dt, buf, elemOffset, size)
+	normaliseUnitStrides(v.shape, v.strides)
+	v.readOnly = true
+	return asView(v), nil
 }
 
 // checkNoNulls returns an error if d has a null among its count slots from
@@ -138,7 +298,7 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 	return nil
 }
 
-// FromTensor returns a read-only view of an arrow-go tensor, with no copy.
+// FromArrowTensor returns a read-only view of an arrow-go tensor, with no copy.
 // The tensor's byte strides become element strides and must be multiples of
 // the element width (an error wrapping arrow.ErrInvalid otherwise); its
 // data's offset is the view's element offset, and every element the strides
@@ -147,7 +307,7 @@ func checkNoNulls(d arrow.ArrayData, abs, count int64) error {
 // tensors) are an error wrapping arrow.ErrType. The view retains the data's
 // values buffer, is read-only because arrow-go tensors are immutable, and
 // must be released by the caller.
-func FromTensor(t tensor.Interface) (*View, error) {
+func FromArrowTensor(t tensor.Interface) (*View, error) {
 	if t == nil {
 		return nil, core.Errorf(arrowsparse.ErrStructure, "views: nil tensor")
 	}
@@ -200,7 +360,7 @@ func FromTensor(t tensor.Interface) (*View, error) {
 	return v, nil
 }
 
-// ToTensor returns an arrow-go tensor over the view's buffer, with no copy:
+// ToArrowTensor returns an arrow-go tensor over the view's buffer, with no copy:
 // its byte strides are the view's element strides times the width, and its
 // data starts at the view's element offset. Arrow tensors have non-negative
 // strides, so a view with a negative stride is an error wrapping
@@ -209,7 +369,7 @@ func FromTensor(t tensor.Interface) (*View, error) {
 // The tensor retains the buffer and must be released by the caller; the
 // view may be released independently. arrow-go reports every tensor as
 // immutable, and writes through the view show in the tensor.
-func (v *View) ToTensor() (tensor.Interface, error) {
+func (v *View) ToArrowTensor() (tensor.Interface, error) {
 	switch v.dtype.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,

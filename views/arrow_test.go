@@ -1,6 +1,7 @@
 package views
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -37,7 +38,7 @@ func TestFromArrayRespectsOffset(t *testing.T) {
 	assert.Equal(t, "[2 3 4 5]", v.String())
 	require.ErrorIs(t, Set(v, int32(9), 0), arrowsparse.ErrReadOnly)
 
-	w, err := v.Copy(mem)
+	w, err := v.Copy(mem, CopyOptions{})
 	require.NoError(t, err)
 	defer w.Release()
 	require.NoError(t, Set(w, int32(9), 0))
@@ -167,7 +168,7 @@ func TestTensorRoundTrip(t *testing.T) {
 
 	check := func(v *View) {
 		t.Helper()
-		tn, err := v.ToTensor()
+		tn, err := v.ToArrowTensor()
 		require.NoError(t, err)
 		defer tn.Release()
 		f := tn.(*tensor.Float64)
@@ -176,7 +177,7 @@ func TestTensorRoundTrip(t *testing.T) {
 		for idx, x := range All[float64](v) {
 			assert.Equal(t, x, f.Value(idx), "%v", idx)
 		}
-		back, err := FromTensor(tn)
+		back, err := FromArrowTensor(tn)
 		require.NoError(t, err)
 		defer back.Release()
 		assert.Equal(t, v.Shape(), back.Shape())
@@ -203,7 +204,7 @@ func TestTensorRoundTrip(t *testing.T) {
 
 	// the tensor keeps the buffer alive after the view is gone
 	tv := a.T()
-	tn, err := tv.ToTensor()
+	tn, err := tv.ToArrowTensor()
 	require.NoError(t, err)
 	tv.Release()
 	assert.Equal(t, 4.0, tn.(*tensor.Float64).Value([]int64{0, 1}))
@@ -218,13 +219,13 @@ func TestTensorErrors(t *testing.T) {
 	f, err := a.Flip(0)
 	require.NoError(t, err)
 	defer f.Release()
-	_, err = f.ToTensor()
+	_, err = f.ToArrowTensor()
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 
 	h, err := Alloc(mem, arrow.FixedWidthTypes.Float16, []int64{2})
 	require.NoError(t, err)
 	defer h.Release()
-	_, err = h.ToTensor()
+	_, err = h.ToArrowTensor()
 	require.ErrorIs(t, err, arrow.ErrType)
 
 	// strides that are not a multiple of the width
@@ -232,13 +233,13 @@ func TestTensorErrors(t *testing.T) {
 	defer data.Release()
 	bad := tensor.New(data, []int64{2, 2}, []int64{12, 8}, nil)
 	defer bad.Release()
-	_, err = FromTensor(bad)
+	_, err = FromArrowTensor(bad)
 	require.ErrorIs(t, err, arrowsparse.ErrAlignment)
 
 	// strides that reach past the data's length
 	over := tensor.New(data, []int64{3, 5}, []int64{32, 8}, nil)
 	defer over.Release()
-	_, err = FromTensor(over)
+	_, err = FromArrowTensor(over)
 	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	// a window of the buffer: the tensor may not reach outside its data
@@ -246,19 +247,100 @@ func TestTensorErrors(t *testing.T) {
 	defer win.Release()
 	ok := tensor.New(win, []int64{2, 2}, nil, nil)
 	defer ok.Release()
-	wv, err := FromTensor(ok)
+	wv, err := FromArrowTensor(ok)
 	require.NoError(t, err)
 	assert.Equal(t, "[[4 5]\n [6 7]]", wv.String())
 	wv.Release()
 	tooFar := tensor.New(win, []int64{2, 3}, nil, nil)
 	defer tooFar.Release()
-	_, err = FromTensor(tooFar)
+	_, err = FromArrowTensor(tooFar)
 	require.ErrorIs(t, err, arrowsparse.ErrBufferSize)
 
 	d32 := array.NewData(arrow.FixedWidthTypes.Date32, 2, []*memory.Buffer{nil, a.Buffer()}, nil, 0, 0)
 	defer d32.Release()
 	dt := tensor.New(d32, []int64{2}, nil, nil)
 	defer dt.Release()
-	_, err = FromTensor(dt)
+	_, err = FromArrowTensor(dt)
 	require.ErrorIs(t, err, arrow.ErrType)
+}
+
+// layoutType is a FixedShapeLayout extension type over FixedSizeList<int32>[6]
+// whose rows are 3×2 tensors stored transposed (physical 2×3).
+type layoutType struct {
+	arrow.ExtensionBase
+	strides []int64 // a lying layout can reach outside the rows
+}
+
+func (*layoutType) ArrayType() reflect.Type                      { return reflect.TypeOf(layoutArray{}) }
+func (*layoutType) ExtensionName() string                        { return "test.layout" }
+func (*layoutType) Serialize() string                            { return "" }
+func (l *layoutType) ExtensionEquals(o arrow.ExtensionType) bool { return o == arrow.ExtensionType(l) }
+func (l *layoutType) Deserialize(arrow.DataType, string) (arrow.ExtensionType, error) {
+	return l, nil
+}
+func (*layoutType) LogicalShape() []int64         { return []int64{3, 2} }
+func (l *layoutType) LogicalElemStrides() []int64 { return append([]int64(nil), l.strides...) }
+func (*layoutType) LogicalDimNames() []string     { return []string{"a", "b"} }
+
+type layoutArray struct{ array.ExtensionArrayBase }
+
+func TestFromArrayFixedShapeLayout(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vals := int32Array(mem, []int32{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15}, nil)
+	defer vals.Release()
+	fslType := arrow.FixedSizeListOf(6, arrow.PrimitiveTypes.Int32)
+	data := array.NewData(fslType, 2, []*memory.Buffer{nil}, []arrow.ArrayData{vals.Data()}, 0, 0)
+	defer data.Release()
+	fsl := array.NewFixedSizeListData(data)
+	defer fsl.Release()
+
+	typ := &layoutType{ExtensionBase: arrow.ExtensionBase{Storage: fslType}, strides: []int64{1, 3}}
+	col := array.NewExtensionArrayWithStorage(typ, fsl)
+	defer col.Release()
+	v, err := FromArray(col)
+	require.NoError(t, err)
+	defer v.Release()
+	assert.Equal(t, []int64{2, 3, 2}, v.Shape())
+	assert.Equal(t, []int64{6, 1, 3}, v.ElemStrides())
+	assert.Equal(t, []string{"", "a", "b"}, v.DimNames())
+	assert.True(t, v.ReadOnly())
+	assert.Equal(t, int32(14), At[int32](v, 1, 1, 1)) // row 1, list element 1·1 + 1·3
+	assert.Equal(t, int32(2), At[int32](v, 0, 2, 0))
+
+	// A layout whose strides leave the rows is refused, not read.
+	bad := &layoutType{ExtensionBase: arrow.ExtensionBase{Storage: fslType}, strides: []int64{1, 30}}
+	badCol := array.NewExtensionArrayWithStorage(bad, fsl)
+	defer badCol.Release()
+	_, err = FromArray(badCol)
+	assert.ErrorIs(t, err, arrow.ErrInvalid)
+}
+
+func TestFromArrowBuffer(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	arr := int32Array(mem, []int32{0, 1, 2, 3, 4, 5}, nil)
+	defer arr.Release()
+	buf := arr.Data().Buffers()[1]
+	v, err := FromArrowBuffer(arrow.PrimitiveTypes.Int32, buf, 1, []int64{2, 2}, []int64{1, 2}, []string{"x", "y"})
+	require.NoError(t, err)
+	defer v.Release()
+	assert.True(t, v.ReadOnly())
+	assert.Equal(t, []string{"x", "y"}, v.DimNames())
+	assert.Equal(t, "[[1 3]\n [2 4]]", v.String())
+	assert.ErrorIs(t, Set(v, int32(9), 0, 0), arrowsparse.ErrReadOnly)
+
+	_, err = FromArrowBuffer(arrow.PrimitiveTypes.Int32, buf, 5, []int64{2}, []int64{1}, nil)
+	assert.ErrorIs(t, err, arrow.ErrInvalid)
+	_, err = FromArrowBuffer(arrow.PrimitiveTypes.Int32, buf, 0, []int64{2}, []int64{1}, []string{"a", "b"})
+	assert.ErrorIs(t, err, arrow.ErrInvalid)
+	_, err = FromArrowBuffer(arrow.BinaryTypes.String, buf, 0, []int64{2}, []int64{1}, nil)
+	assert.ErrorIs(t, err, arrow.ErrType)
+	_, err = FromArrowBuffer(arrow.PrimitiveTypes.Int32, nil, 0, []int64{2}, []int64{1}, nil)
+	assert.ErrorIs(t, err, arrow.ErrInvalid)
+	// All-empty names are no names.
+	e, err := FromArrowBuffer(arrow.PrimitiveTypes.Int32, buf, 0, []int64{2}, []int64{1}, []string{""})
+	require.NoError(t, err)
+	assert.Nil(t, e.DimNames())
+	e.Release()
 }

@@ -21,8 +21,8 @@ import (
 // has mod > 0, c = 1 and d = 0: any affine part folds into the view's
 // offset and stride. When mod > 0, 0 ≤ a, b < mod.
 //
-// Rotation sets mod to the axis length (seed 002's offsets), Tile sets it to
-// the period (seed 002's max-shape), and Select installs tab, an immutable
+// Rotation sets mod to the axis length (dtype-next's offsets), Tile sets it to
+// the period (dtype-next's max-shape), and Select installs tab, an immutable
 // table of physical indices that the view's derivatives share. hold, when
 // not nil, is the Arrow buffer that owns tab; every view with the map
 // retains it.

@@ -47,7 +47,7 @@ func BenchmarkMakeView(b *testing.B) {
 			{"ExpandDims", func() (interface{ Release() }, error) { return v.ExpandDims(1) }},
 			{"Squeeze", func() (interface{ Release() }, error) { return v.Squeeze() }},
 			{"BroadcastTo", func() (interface{ Release() }, error) { return v.BroadcastTo([]int64{4, rows, cols}) }},
-			{"Tile", func() (interface{ Release() }, error) { return v.Tile([]int64{2 * rows, cols}) }},
+			{"Tile", func() (interface{ Release() }, error) { return v.Tile(2, 1) }},
 			{"Reshape", func() (interface{ Release() }, error) { return v.Reshape(rows/2, 2, cols) }},
 			{"Rotate", func() (interface{ Release() }, error) { return v.Rotate(0, 5) }},
 			{"Remapped.Slice", func() (interface{ Release() }, error) { return r.Slice(Range{None, None, 2}) }},
@@ -137,7 +137,7 @@ func BenchmarkCopy(b *testing.B) {
 					b.SetBytes(src.Len() * 8)
 					b.ReportAllocs()
 					for b.Loop() {
-						if err := src.CopyTo(dst, WithWorkers(workers)); err != nil {
+						if err := src.CopyTo(memory.DefaultAllocator, dst, CopyOptions{Workers: workers}); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -175,7 +175,7 @@ func BenchmarkMaterialise(b *testing.B) {
 		b.SetBytes(n * n * 8)
 		b.ReportAllocs()
 		for b.Loop() {
-			c, err := src.Copy(mem)
+			c, err := src.Copy(mem, CopyOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func copyBenchViews(b *testing.B, parent []int64, view func(a *View) (copier, er
 		b.Fatal(err)
 	}
 	defer a.Release()
-	d := Data[float64](a)
+	d := data[float64](a)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := range d {
 		d[i] = rng.Float64()
@@ -212,8 +212,8 @@ func copyBenchViews(b *testing.B, parent []int64, view func(a *View) (copier, er
 
 // copier is what the copy benchmark needs of *View and *Remapped.
 type copier interface {
-	CopyTo(*View, ...CopyOption) error
-	Copy(memory.Allocator, ...CopyOption) (*View, error)
+	CopyTo(memory.Allocator, *View, CopyOptions) error
+	Copy(memory.Allocator, CopyOptions) (*View, error)
 	Shape() []int64
 	Len() int64
 	Release()
@@ -251,7 +251,7 @@ func BenchmarkCopyRatio(b *testing.B) {
 					t0 := time.Now()
 					copy(to, from)
 					t1 := time.Now()
-					if err := src.CopyTo(dst, WithWorkers(workers)); err != nil {
+					if err := src.CopyTo(memory.DefaultAllocator, dst, CopyOptions{Workers: workers}); err != nil {
 						b.Fatal(err)
 					}
 					tCopy += t1.Sub(t0)

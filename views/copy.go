@@ -1,40 +1,27 @@
 package views
 
 import (
-	"sync"
-	"sync/atomic"
+	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/par"
+	"github.com/arrowsparse/arrowsparse/internal/strided"
 )
 
-// CopyOption configures Copy and CopyTo. Options are values, so passing
-// them allocates nothing.
-type CopyOption struct{ workers int }
-
-type copyConfig struct{ workers int }
-
-// WithWorkers lets Copy and CopyTo split a copy of at least 4 MiB into up
-// to n parts along the first axis, copied by n goroutines at once. The
-// default, like any n ≤ 1, copies on the calling goroutine. CopyTo into a
-// destination that is not C-contiguous always uses one goroutine.
-func WithWorkers(n int) CopyOption { return CopyOption{workers: n} }
-
-// parallelMin is the smallest copy, in bytes, that WithWorkers splits.
-const parallelMin = 4 << 20
-
-func newCopyConfig(opts []CopyOption) copyConfig {
-	var c copyConfig
-	for _, o := range opts {
-		if o.workers != 0 {
-			c.workers = o.workers
-		}
-	}
-	return c
+// CopyOptions tune Copy and CopyTo. The zero value uses every core.
+type CopyOptions struct {
+	// Workers bounds the number of goroutines; 0 means GOMAXPROCS. A copy
+	// smaller than 4 MiB, or into a destination that is not C-contiguous,
+	// uses one. The result does not depend on it.
+	Workers int
 }
+
+// parallelMin is the smallest copy, in bytes, that is split among workers.
+const parallelMin = 4 << 20
 
 // Copy returns a new row-major contiguous, writable view holding the same
 // elements, in a buffer from mem. The dim names are kept. The returned view
@@ -46,10 +33,13 @@ func newCopyConfig(opts []CopyOption) copyConfig {
 // cache-blocked transpose when another axis has stride 1 (a transposed
 // matrix, or a batch of them), and a strided gather otherwise. Remapped
 // axes are read through a table of their addresses.
-func (v *viewBase) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error) {
+func (v *viewBase) Copy(mem memory.Allocator, o CopyOptions) (*View, error) {
 	nbytes, ok := core.MulInt64(v.size, v.width)
-	if !ok || nbytes > maxBufferBytes {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer", v.size, v.width)
+	if !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes overflow int64", v.size, v.width)
+	}
+	if err := core.CheckAlloc(nbytes, "views: a copy of shape "+fmt.Sprint(v.shape)); err != nil {
+		return nil, err
 	}
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(nbytes))
@@ -60,14 +50,14 @@ func (v *viewBase) Copy(mem memory.Allocator, opts ...CopyOption) (*View, error)
 		return nil, err
 	}
 	out.names = core.CloneDimNames(v.names)
-	gatherInto(buf.Bytes(), v, newCopyConfig(opts).workers)
+	gatherInto(buf.Bytes(), v, par.Workers(o.Workers))
 	return out, nil
 }
 
-// ToDense returns Copy(mem) as an arrowsparse.Dense. The result must be released by
+// ToDense returns Copy(mem, CopyOptions{}) as an arrowsparse.Dense. The result must be released by
 // the caller.
 func (v *viewBase) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
-	c, err := v.Copy(mem)
+	c, err := v.Copy(mem, CopyOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +65,15 @@ func (v *viewBase) ToDense(mem memory.Allocator) (arrowsparse.Dense, error) {
 }
 
 // CopyTo copies the receiver's elements into dst, which must have the same
-// data type and shape and be writable. It copies as Copy does, without
-// allocating. If the two share memory, the result
-// is as if the receiver had been copied first. A read-only dst is an error
+// data type and shape and be writable. It copies as Copy does. If the two
+// share memory, the result is as if the receiver had been copied first,
+// into a temporary buffer from mem. A read-only dst is an error
 // wrapping arrow.ErrInvalid (arrowsparse.ErrReadOnly), a different data type one
 // wrapping arrow.ErrType, and a different shape one wrapping
 // arrow.ErrInvalid. CopyTo into a C-contiguous dst takes the fast paths of
 // Copy and allocates nothing unless the views overlap; into another dst it
 // copies element by element.
-func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
+func (v *viewBase) CopyTo(mem memory.Allocator, dst *View, o CopyOptions) error {
 	if dst.readOnly {
 		return core.Errorf(arrowsparse.ErrReadOnly, "views: CopyTo a read-only view")
 	}
@@ -98,7 +88,7 @@ func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
 	}
 	src := v
 	if overlaps(v, &dst.viewBase) {
-		tmp, err := v.Copy(memory.DefaultAllocator)
+		tmp, err := v.Copy(mem, o)
 		if err != nil {
 			return err
 		}
@@ -107,7 +97,7 @@ func (v *viewBase) CopyTo(dst *View, opts ...CopyOption) error {
 	}
 	if dst.IsCContiguous() {
 		b := dst.buf.Bytes()
-		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src, newCopyConfig(opts).workers)
+		gatherInto(b[dst.offset*dst.width:(dst.offset+dst.size)*dst.width], src, par.Workers(o.Workers))
 		return nil
 	}
 	switch v.width {
@@ -193,16 +183,12 @@ func gatherInto(dst []byte, v *viewBase, workers int) {
 		n0 := v.shape[0]
 		k := min(int64(workers), n0)
 		inner := v.size / n0 * v.width // bytes per index of axis 0
-		var wg sync.WaitGroup
-		for w := range k {
-			lo, hi := n0*w/k, n0*(w+1)/k
+		par.Do(int(k), func(w int) {
+			lo, hi := n0*int64(w)/k, n0*int64(w+1)/k
 			sub, _ := v.slice([]Range{{lo, hi, 1}})
-			wg.Go(func() {
-				defer sub.Release()
-				gatherInto(dst[lo*inner:hi*inner], sub, 1)
-			})
-		}
-		wg.Wait()
+			defer sub.Release()
+			gatherInto(dst[lo*inner:hi*inner], sub, 1)
+		})
 		return
 	}
 	switch v.width {
@@ -265,7 +251,7 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	case strides[nd-1] == 1:
 		n := shape[nd-1]
 		o := int64(0)
-		forOuter(shape[:nd-1], strides[:nd-1], off, func(p int64) {
+		strided.Each(shape[:nd-1], strides[:nd-1], off, func(p int64) {
 			copy(dst[o:o+n], src[p:p+n])
 			o += n
 		})
@@ -281,7 +267,7 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 	}
 	n, s := shape[nd-1], strides[nd-1]
 	o := int64(0)
-	forOuter(shape[:nd-1], strides[:nd-1], off, func(p int64) {
+	strided.Each(shape[:nd-1], strides[:nd-1], off, func(p int64) {
 		row := dst[o : o+n]
 		for j := range row {
 			row[j] = src[p]
@@ -289,244 +275,6 @@ func gather[E uint8 | uint16 | uint32 | uint64](dst, src []E, v *viewBase) {
 		}
 		o += n
 	})
-}
-
-// forOuter calls f with the address of each index of the given axes, in
-// row-major order, starting from off. With no axes it calls f(off) once.
-func forOuter(shape, strides []int64, off int64, f func(p int64)) {
-	nd := len(shape)
-	if nd == 0 {
-		f(off)
-		return
-	}
-	var idxA [inlineDims]int64
-	var idx []int64
-	if nd > inlineDims {
-		idx = make([]int64, nd)
-	} else {
-		idx = idxA[:nd]
-	}
-	p := off
-	for {
-		f(p)
-		k := nd - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			p += strides[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			p -= idx[k] * strides[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
-}
-
-// gatherTransposed copies a strided layout whose axis j (not the last) has
-// stride 1: for every index of the other outer axes, the (j, last) plane is
-// a transposed matrix, copied with a cache-blocked transpose.
-func gatherTransposed[E uint8 | uint16 | uint32 | uint64](dst, src []E, shape, strides []int64, off int64, j int) {
-	nd := len(shape)
-	// row-major strides of dst, in elements
-	var dsA [inlineDims]int64
-	var ds []int64
-	if nd > inlineDims {
-		ds = make([]int64, nd)
-	} else {
-		ds = dsA[:nd]
-	}
-	acc := int64(1)
-	for k := nd - 1; k >= 0; k-- {
-		ds[k] = acc
-		acc *= shape[k]
-	}
-	rows, cols := shape[j], shape[nd-1]
-	dLd, sLd := ds[j], strides[nd-1]
-	// The other axes: all but j and the last.
-	var osA, oshA, odA [inlineDims]int64
-	osh, ost, od := oshA[:0], osA[:0], odA[:0]
-	if nd > inlineDims {
-		osh, ost, od = nil, nil, nil
-	}
-	for k := 0; k < nd-1; k++ {
-		if k != j {
-			osh = append(osh, shape[k])
-			ost = append(ost, strides[k])
-			od = append(od, ds[k])
-		}
-	}
-	forOuter2(osh, ost, od, off, 0, func(ps, pd int64) {
-		transposeBlocked(dst, src, pd, dLd, ps, sLd, rows, cols)
-	})
-}
-
-// forOuter2 is forOuter over two layouts of the same shape at once.
-func forOuter2(shape, s1, s2 []int64, off1, off2 int64, f func(p1, p2 int64)) {
-	nd := len(shape)
-	if nd == 0 {
-		f(off1, off2)
-		return
-	}
-	var idxA [inlineDims]int64
-	var idx []int64
-	if nd > inlineDims {
-		idx = make([]int64, nd)
-	} else {
-		idx = idxA[:nd]
-	}
-	p1, p2 := off1, off2
-	for {
-		f(p1, p2)
-		k := nd - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			p1 += s1[k]
-			p2 += s2[k]
-			if idx[k] < shape[k] {
-				break
-			}
-			p1 -= idx[k] * s1[k]
-			p2 -= idx[k] * s2[k]
-			idx[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
-}
-
-// transposeBlocked sets dst[pd + r·dLd + c] = src[ps + r + c·sLd] for
-// r < rows, c < cols.
-//
-// It works in tiles of transposeTile×transposeTile elements, each copied by
-// 8×8 kernels that read eight source lines and write eight destination
-// lines of eight elements: with float64 every cache line is used whole the
-// moment it is touched, so strides that are powers of two (which map a
-// tile's lines to one cache set) cost nothing. A plane too large for the
-// caches is walked in super-tiles of superRows×superCols elements, whose
-// source lines are first read in memory order (one load per cache line) so
-// that the hardware prefetchers stream them in before the kernels need them.
-// There, on amd64, 8-byte elements go through transpose8NT, whose
-// non-temporal stores write whole destination lines without reading them
-// first.
-func transposeBlocked[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd, ps, sLd, rows, cols int64) {
-	var z E
-	w := int64(unsafe.Sizeof(z))
-	if rows*cols*w <= transposeInCache {
-		transposeTiles(dst, src, pd, dLd, ps, sLd, 0, rows, 0, cols)
-		return
-	}
-	line := 64 / w
-	nt := haveNT && w == 8
-	var acc E
-	for c0 := int64(0); c0 < cols; c0 += superCols {
-		c1 := min(c0+superCols, cols)
-		for r0 := int64(0); r0 < rows; r0 += superRows {
-			r1 := min(r0+superRows, rows)
-			for c := c0; c < c1; c++ {
-				run := src[ps+r0+c*sLd : ps+r1+c*sLd]
-				for k := 0; k < len(run); k += int(line) {
-					acc ^= run[k]
-				}
-			}
-			if nt {
-				transposeTilesNT(any(dst).([]uint64), any(src).([]uint64), pd, dLd, ps, sLd, r0, r1, c0, c1)
-			} else {
-				transposeTiles(dst, src, pd, dLd, ps, sLd, r0, r1, c0, c1)
-			}
-		}
-	}
-	if nt {
-		sfence()
-	}
-	touchSink.Store(uint64(acc)) // keeps the touching loads alive
-}
-
-// transposeTilesNT is transposeTiles for 8-byte elements with the
-// non-temporal kernel for whole 8×8 blocks; the caller runs sfence.
-func transposeTilesNT(dst, src []uint64, pd, dLd, ps, sLd, r0, r1, c0, c1 int64) {
-	rEnd := r0 + (r1-r0)/8*8
-	cEnd := c0 + (c1-c0)/8*8
-	for tr := r0; tr < rEnd; tr += transposeTile {
-		tr1 := min(tr+transposeTile, rEnd)
-		for tc := c0; tc < cEnd; tc += transposeTile {
-			tc1 := min(tc+transposeTile, cEnd)
-			for r := tr; r < tr1; r += 8 {
-				for c := tc; c < tc1; c += 8 {
-					d, s := pd+r*dLd+c, ps+r+c*sLd
-					_, _ = dst[d+7*dLd+7], src[s+7*sLd+7] // the kernel's last addresses
-					transpose8NT(&dst[d], dLd, &src[s], sLd)
-				}
-			}
-		}
-	}
-	if cEnd < c1 {
-		transposeTiles(dst, src, pd, dLd, ps, sLd, r0, rEnd, cEnd, c1)
-	}
-	if rEnd < r1 {
-		transposeTiles(dst, src, pd, dLd, ps, sLd, rEnd, r1, c0, c1)
-	}
-}
-
-// touchSink receives the values read by the touch passes of
-// transposeBlocked, so that the compiler keeps the loads.
-var touchSink atomic.Uint64
-
-const (
-	transposeTile    = 32      // tile side, in elements
-	superRows        = 512     // super-tile rows (contiguous in the source)
-	superCols        = 128     // super-tile columns (source rows)
-	transposeInCache = 1 << 20 // bytes: planes up to this size skip the touch pass
-)
-
-// transposeTiles is transposeBlocked over rows r0..r1 and columns c0..c1,
-// without the touch pass.
-func transposeTiles[E uint8 | uint16 | uint32 | uint64](dst, src []E, pd, dLd, ps, sLd, r0, r1, c0, c1 int64) {
-	for tr := r0; tr < r1; tr += transposeTile {
-		tr1 := min(tr+transposeTile, r1)
-		for tc := c0; tc < c1; tc += transposeTile {
-			tc1 := min(tc+transposeTile, c1)
-			r := tr
-			for ; r+8 <= tr1; r += 8 {
-				c := tc
-				for ; c+8 <= tc1; c += 8 {
-					transpose8(dst, src, pd+r*dLd+c, dLd, ps+r+c*sLd, sLd)
-				}
-				for ; c < tc1; c++ {
-					for i := r; i < r+8; i++ {
-						dst[pd+i*dLd+c] = src[ps+i+c*sLd]
-					}
-				}
-			}
-			for ; r < tr1; r++ {
-				drow := dst[pd+r*dLd+tc : pd+r*dLd+tc1]
-				s := ps + r + tc*sLd
-				for c := range drow {
-					drow[c] = src[s]
-					s += sLd
-				}
-			}
-		}
-	}
-}
-
-// transpose8 sets dst[d + i·dLd + j] = src[s + j·sLd + i] for i, j < 8.
-func transpose8[E uint8 | uint16 | uint32 | uint64](dst, src []E, d, dLd, s, sLd int64) {
-	s0 := (*[8]E)(src[s : s+8])
-	s1 := (*[8]E)(src[s+sLd : s+sLd+8])
-	s2 := (*[8]E)(src[s+2*sLd : s+2*sLd+8])
-	s3 := (*[8]E)(src[s+3*sLd : s+3*sLd+8])
-	s4 := (*[8]E)(src[s+4*sLd : s+4*sLd+8])
-	s5 := (*[8]E)(src[s+5*sLd : s+5*sLd+8])
-	s6 := (*[8]E)(src[s+6*sLd : s+6*sLd+8])
-	s7 := (*[8]E)(src[s+7*sLd : s+7*sLd+8])
-	for i := range 8 {
-		r := (*[8]E)(dst[d+int64(i)*dLd : d+int64(i)*dLd+8])
-		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = s0[i], s1[i], s2[i], s3[i], s4[i], s5[i], s6[i], s7[i]
-	}
 }
 
 // gatherMapped is gather for a view with remapped axes: the last axis is

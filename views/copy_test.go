@@ -17,7 +17,7 @@ import (
 
 // fill sets element p of the view's buffer to a value derived from p.
 func fill[T arrowsparse.Value](v *View, conv func(int) T) {
-	d := Data[T](v)
+	d := data[T](v)
 	for i := range d {
 		d[i] = conv(i)
 	}
@@ -69,12 +69,12 @@ func checkCopy[T arrowsparse.Value](t *testing.T, mem memory.Allocator, dt arrow
 			v, err := mk()
 			require.NoError(t, err, name)
 			t.Run(fmt.Sprintf("%s/%v/%s", dt, shape, name), func(t *testing.T) {
-				c, err := v.Copy(mem)
+				c, err := v.Copy(mem, CopyOptions{})
 				require.NoError(t, err)
 				defer c.Release()
 				assert.True(t, c.IsCContiguous())
-				want := slices.Collect(Values[T](v))
-				got := Data[T](c)[:len(want)]
+				want := slices.Collect(Elements[T](v))
+				got := data[T](c)[:len(want)]
 				if len(want) > 0 {
 					assert.Equal(t, want, got)
 				}
@@ -87,8 +87,8 @@ func checkCopy[T arrowsparse.Value](t *testing.T, mem memory.Allocator, dt arrow
 					defer d.Release()
 					dT := d.T()
 					defer dT.Release()
-					require.NoError(t, v.CopyTo(dT))
-					assert.Equal(t, want, slices.Collect(Values[T](dT)))
+					require.NoError(t, v.CopyTo(mem, dT, CopyOptions{}))
+					assert.Equal(t, want, slices.Collect(Elements[T](dT)))
 				}
 			})
 			v.Release()
@@ -120,7 +120,7 @@ func TestCopyToOverlapping(t *testing.T) {
 	require.NoError(t, err)
 	defer hi.Release()
 	// a[1:] = a[:-1], as if the source were copied first (NumPy semantics)
-	require.NoError(t, lo.CopyTo(hi))
+	require.NoError(t, lo.CopyTo(mem, hi, CopyOptions{}))
 	assert.Equal(t, []float64{0, 0, 1, 2, 3, 4, 5, 6}, values(a))
 
 	// in-place transpose of a square matrix through an overlapping view
@@ -128,11 +128,11 @@ func TestCopyToOverlapping(t *testing.T) {
 	defer m.Release()
 	mt := m.T()
 	defer mt.Release()
-	require.NoError(t, mt.CopyTo(m))
+	require.NoError(t, mt.CopyTo(mem, m, CopyOptions{}))
 	assert.Equal(t, []float64{0, 3, 6, 1, 4, 7, 2, 5, 8}, values(m))
 
 	// copying a view onto itself is a no-op
-	require.NoError(t, a.CopyTo(a))
+	require.NoError(t, a.CopyTo(mem, a, CopyOptions{}))
 	assert.Equal(t, []float64{0, 0, 1, 2, 3, 4, 5, 6}, values(a))
 
 	// a remapped source into a strided destination
@@ -142,7 +142,7 @@ func TestCopyToOverlapping(t *testing.T) {
 	d, err := Alloc(mem, arrow.PrimitiveTypes.Float64, []int64{3, 3})
 	require.NoError(t, err)
 	defer d.Release()
-	require.NoError(t, r.CopyTo(d))
+	require.NoError(t, r.CopyTo(mem, d, CopyOptions{}))
 	assert.Equal(t, []float64{2, 5, 8, 0, 3, 6, 1, 4, 7}, values(d))
 }
 
@@ -160,7 +160,7 @@ func TestCopyScalar(t *testing.T) {
 	assert.Equal(t, 0, x.NumDims())
 	assert.Equal(t, 5.0, At[float64](x))
 	assert.Equal(t, "5", x.String())
-	c, err := x.Copy(mem)
+	c, err := x.Copy(mem, CopyOptions{})
 	require.NoError(t, err)
 	defer c.Release()
 	assert.Equal(t, 5.0, At[float64](c))
@@ -186,7 +186,7 @@ func TestCopyToAllocatesNothing(t *testing.T) {
 	for _, v := range []*View{a, tr, cols} {
 		d, err := Alloc(mem, arrow.PrimitiveTypes.Float64, v.Shape())
 		require.NoError(t, err)
-		n := testing.AllocsPerRun(20, func() { require.NoError(t, v.CopyTo(d, WithWorkers(1))) })
+		n := testing.AllocsPerRun(20, func() { require.NoError(t, v.CopyTo(mem, d, CopyOptions{Workers: 1})) })
 		assert.Zero(t, n)
 		assert.Equal(t, values(v), values(d))
 		d.Release()
@@ -204,14 +204,14 @@ func TestCopyWithWorkers(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Release()
 	for _, workers := range []int{2, 3, 16} {
-		c, err := tr.Copy(mem, WithWorkers(workers))
+		c, err := tr.Copy(mem, CopyOptions{Workers: workers})
 		require.NoError(t, err)
-		want, err := tr.Copy(mem)
+		want, err := tr.Copy(mem, CopyOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, Data[float64](want), Data[float64](c))
+		assert.Equal(t, data[float64](want), data[float64](c))
 		c.Release()
 		want.Release()
-		rc, err := r.Copy(mem, WithWorkers(workers))
+		rc, err := r.Copy(mem, CopyOptions{Workers: workers})
 		require.NoError(t, err)
 		assert.Equal(t, values(r), values(rc))
 		rc.Release()
@@ -239,23 +239,23 @@ func TestCopyLargeTranspose(t *testing.T) {
 		require.NoError(t, err)
 		v := sub.T()
 		for _, workers := range []int{1, 2} {
-			c, err := v.Copy(mem, WithWorkers(workers))
+			c, err := v.Copy(mem, CopyOptions{Workers: workers})
 			require.NoError(t, err)
 			n := v.Dim(1)
 			for i := range v.Dim(0) {
 				for _, j := range []int64{0, 1, 7, 8, 9, n / 2, n - 9, n - 1} {
 					switch dt.ID() {
 					case arrow.FLOAT64:
-						require.Equal(t, At[float64](v, i, j), Data[float64](c)[i*n+j])
+						require.Equal(t, At[float64](v, i, j), data[float64](c)[i*n+j])
 					case arrow.FLOAT32:
-						require.Equal(t, At[float32](v, i, j), Data[float32](c)[i*n+j])
+						require.Equal(t, At[float32](v, i, j), data[float32](c)[i*n+j])
 					default:
-						require.Equal(t, At[int16](v, i, j), Data[int16](c)[i*n+j])
+						require.Equal(t, At[int16](v, i, j), data[int16](c)[i*n+j])
 					}
 				}
 			}
 			if dt.ID() == arrow.FLOAT64 {
-				require.Equal(t, slices.Collect(Values[float64](v)), Data[float64](c)[:v.Len()])
+				require.Equal(t, slices.Collect(Elements[float64](v)), data[float64](c)[:v.Len()])
 			}
 			c.Release()
 		}

@@ -9,18 +9,18 @@
 //
 //	Offset(idx) = offset + Σ idx[k]·strides[k]
 //
-// of the buffer (seed 000's strided storage). Offsets and strides count
-// elements of the data type, never bytes: ElemOffset and ElemStrides say so
-// in their names, and ByteOffset and ByteStrides convert at the Arrow
-// boundary, where strides are bytes (Tensor.fbs, arrow-go's tensor
-// package). Strides may be negative (a flipped axis) or zero (a broadcast
-// axis).
+// of the buffer (the strided storage of Peterson's "Gentle introduction to
+// GCS", 2020). Offsets and strides count elements of the data type, never
+// bytes: ElemOffset and ElemStrides say so in their names, and ByteOffset
+// and ByteStrides convert at the Arrow boundary, where strides are bytes
+// (Tensor.fbs, arrow-go's tensor package). Strides may be negative (a
+// flipped axis) or zero (a broadcast axis).
 //
 // The strides of axes of length 1 are normalised to the value a row-major
 // layout would give them, and the strides of an empty view to row-major
-// strides, so that the strides tell the truth about the memory layout
-// (seed 004). IsCContiguous and IsFContiguous ignore axes of length 1, as
-// NumPy's flags do.
+// strides, so that the strides tell the truth about the memory layout (as
+// the NuMojo "NDArray view" proposal asks). IsCContiguous and IsFContiguous
+// ignore axes of length 1, as NumPy's flags do.
 //
 // # Remapped axes
 //
@@ -35,9 +35,10 @@
 //	p = table[x]                   (or p = x when there is no table)
 //
 // A rotation by s of an axis of length n is the modulus n with a = −s mod n
-// (seed 002's per-axis offsets, which wrap modulo the axis length). A tile
+// (the per-axis offsets of dtype-next's index algebra, which wrap modulo
+// the axis length). A tile
 // that repeats an axis of length n is the modulus n over a longer logical
-// axis (seed 002's max-shape). A selection by an index list is a table of
+// axis (dtype-next's max-shape). A selection by an index list is a table of
 // physical indices, checked once and then immutable; views derived from it
 // share it, and SelectArray can use an Arrow int64 array's values in place.
 // Slicing, flipping, transposing, indexing, broadcasting and further
@@ -48,11 +49,11 @@
 // *Remapped whose maps have all cancelled reports IsStrided and converts to
 // a *View with AsView.
 //
-// *Remapped implements arrowsparse.Tensor but not arrowsparse.Dense, whose contract is plain
-// strided addressing: code that reads ElemOffset and ElemStrides cannot be
-// handed a remapped view by mistake. At, Set, All, Values, Locate, Offset,
-// Copy, CopyTo and ToDense honour the maps; plain strided views pay nothing
-// for them.
+// *Remapped implements arrowsparse.Tensor but not arrowsparse.Dense, whose
+// contract is plain strided addressing: code that reads ElemOffset and
+// ElemStrides cannot be handed a remapped view by mistake. At, Set, All,
+// Elements, Locate, Offset, Copy, CopyTo and ToDense honour the maps; plain
+// strided views pay nothing for them.
 //
 // # Operations
 //
@@ -68,10 +69,10 @@
 //	ExpandDims(axis)     insert an axis of length 1 (np.newaxis)
 //	Squeeze(axes...)     drop axes of length 1
 //	BroadcastTo(shape)   NumPy broadcast_to, stride 0, read-only
-//	Tile(shape)          repeat axes to a multiple of their length, read-only
+//	Tile(reps...)        numpy.tile: repeat each axis reps[k] times, read-only
 //	Reshape(shape...)    a view when the strides allow it, else an error
 //	Rotate(axis, shift)  numpy.roll as a view
-//	Select(axis, list)   index-list selection (seed 002's indexed reader)
+//	Select(axis, list)   index-list selection (dtype-next's indexed reader)
 //	Locate(pos)          the inverse map: buffer position → index, or false
 //
 // Select and SelectArray also read their index list once, to check it;
@@ -85,18 +86,25 @@
 // of them), and a strided gather otherwise. On amd64, transposes of planes
 // over 1 MiB with 8-byte elements write through a small assembly kernel with
 // non-temporal stores (the purego build tag selects the pure-Go kernel).
-// WithWorkers splits large copies among goroutines.
+// CopyOptions.Workers splits copies of 4 MiB and more among goroutines (0:
+// every core).
 //
 // # Arrow interop
 //
 // FromArray, FromArrayData and FromFixedSizeList view the values of
 // primitive arrays (1-d) and of FixedSizeList arrays (2-d, or N-d when
-// nested, as in the storage of fixed_shape_tensor), respecting every
-// level's offset. A dense view has no validity bitmap, so nulls in the
-// viewed range are an error. FromTensor and ToTensor convert to and from
-// arrow-go's tensor.Interface without copying, turning byte strides into
-// element strides and back; Arrow tensors need non-negative strides, so a
-// flipped view must be copied first, and arrow-go has no float16 tensor.
+// nested), respecting every level's offset. A column of Arrow's
+// fixed_shape_tensor extension type (one flat FixedSizeList per row, see
+// package arrowext) is viewed as its rows' logical tensors stacked along a
+// first axis: the type describes itself through FixedShapeLayout, and its
+// permutation becomes strides. FromArrowBuffer is the read-only
+// constructor for code that reads other Arrow layouts itself. A dense view
+// has no validity bitmap, so nulls in the viewed range are an error.
+//
+// FromArrowTensor and ToArrowTensor convert to and from arrow-go's
+// tensor.Interface without copying, turning byte strides into element
+// strides and back; Arrow tensors need non-negative strides, so a flipped
+// view must be copied first, and arrow-go has no float16 tensor.
 //
 // # Ownership
 //
@@ -104,7 +112,7 @@
 // from an array; Release releases them when the view's count reaches zero.
 // Views derived from a view retain the same buffer, so the parent may be
 // released first. Every function and method that returns a view, a tensor
-// or a buffer says that the caller must release it. Data, Buffer and the
+// or a buffer says that the caller must release it. Values, Buffer and the
 // slices yielded by All share memory with the view: the view must outlive
 // them or be retained.
 //
@@ -112,11 +120,11 @@
 //
 // Views share their buffer: a write through one is visible through every
 // other view of the same memory, including arrow-go tensors made by
-// ToTensor. A view is read-only when a write through it would surprise:
+// ToArrowTensor. A view is read-only when a write through it would surprise:
 // views of Arrow arrays and tensors (which are immutable), views in which two
 // indices reach one element (broadcasts, tiles, selections with a repeated
 // index), views made with AsReadOnly, and views derived from any of these.
-// Set returns an error through a read-only view; Data bypasses the flag.
+// Set returns an error through a read-only view; Values bypasses the flag.
 // New accepts self-overlapping strides other than 0 without marking the view
 // read-only, as numpy.lib.stride_tricks.as_strided does. CopyTo handles a
 // destination that overlaps its source by copying through a temporary.
@@ -124,7 +132,7 @@
 // # Errors
 //
 // Constructors check that every element a view can reach lies inside its
-// buffer (for FromTensor, inside the tensor's data) and that no address
+// buffer (for FromArrowTensor, inside the tensor's data) and that no address
 // arithmetic overflows; operations check their arguments. Bad input (out-of-
 // range indices or axes, a zero step, a bad permutation, a rank mismatch,
 // incompatible broadcast shapes, a write through a read-only view, a buffer
@@ -136,14 +144,15 @@
 // After those checks, element access needs no check beyond the index
 // range: At, Set and Offset with an index outside the shape, or with the
 // wrong number of indices, panic with an arrowsparse.PanicError, as a slice
-// index out of range does, and so do At, Set, Data, All and Values with a Go
-// type that is not the view's data type.
+// index out of range does, and so do At, Set, All and Elements with a Go
+// type that is not the view's data type (Values returns an error instead,
+// as the sparse formats' Values do).
 //
 // # Concurrency
 //
 // A view's shape, strides and maps never change after it is made, so any
 // number of goroutines may read a view, derive views from it, copy it and
 // Retain or Release it at the same time. Writes through writable views
-// (Set, CopyTo, Data) are not synchronised: like writes to a slice, they
+// (Set, CopyTo, the slice of Values) are not synchronised: like writes to a slice, they
 // must not race with other accesses to the same elements.
 package views

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/tensor"
 
+	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -17,13 +18,17 @@ func iota(mem memory.Allocator, rows, cols int64) *views.View {
 	if err != nil {
 		panic(err)
 	}
-	for i := range views.Data[float64](v) {
-		views.Data[float64](v)[i] = float64(i)
+	data, err := views.Values[float64](v)
+	if err != nil {
+		panic(err)
+	}
+	for i := range data {
+		data[i] = float64(i)
 	}
 	return v
 }
 
-// Seed 004's example: b = a[1:6:2, 2:8:2] of a 6×8 array.
+// The NuMojo view proposal's example: b = a[1:6:2, 2:8:2] of a 6×8 array.
 func ExampleView_Slice() {
 	a := iota(memory.DefaultAllocator, 6, 8)
 	defer a.Release()
@@ -99,11 +104,11 @@ func ExampleView_BroadcastTo() {
 	// views: write through a read-only view
 }
 
-// Seed 002's broadcast of a 3×3 matrix to [6 3], and its rotation.
+// A 3×3 matrix tiled twice along its first axis, as numpy.tile(a, (2, 1)).
 func ExampleView_Tile() {
 	a := iota(memory.DefaultAllocator, 3, 3)
 	defer a.Release()
-	b, err := a.Tile([]int64{6, 3})
+	b, err := a.Tile(2, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -167,10 +172,10 @@ func ExampleView_Reshape() {
 	// views: cannot reshape a view of shape [6 4] and element strides [1 6] to [24] without copying; use ReshapeCopy
 }
 
-// Seed 000's example: strides (-1, -2) at offset 5, and the inverse map.
+// The GCS introduction's example: strides (-1, -2) at offset 5, and the inverse map.
 func ExampleView_Locate() {
 	mem := memory.DefaultAllocator
-	buf := views.NewZeroedBuffer(mem, 6*8)
+	buf := core.NewZeroedBuffer(mem, 6*8)
 	defer buf.Release()
 	v, err := views.New(arrow.PrimitiveTypes.Float64, buf, 5, []int64{2, 3}, []int64{-1, -2})
 	if err != nil {
@@ -229,19 +234,19 @@ func ExampleFromFixedSizeList() {
 	//  [2 20 200]]
 }
 
-func ExampleView_ToTensor() {
+func ExampleView_ToArrowTensor() {
 	a := iota(memory.DefaultAllocator, 2, 3)
 	defer a.Release()
 	t := a.T()
 	defer t.Release()
-	tn, err := t.ToTensor()
+	tn, err := t.ToArrowTensor()
 	if err != nil {
 		panic(err)
 	}
 	defer tn.Release()
 	fmt.Println(tn.Shape(), tn.Strides(), tn.IsColMajor())
 	fmt.Println(tn.(*tensor.Float64).Value([]int64{2, 1}))
-	back, err := views.FromTensor(tn)
+	back, err := views.FromArrowTensor(tn)
 	if err != nil {
 		panic(err)
 	}

@@ -80,7 +80,7 @@ func formatElems[T arrowsparse.Value](b *strings.Builder, v *viewBase, elemForma
 		count[k] = count[k+1] * v.shape[k]
 	}
 	i := int64(0)
-	for x := range Values[T](asRemapped(v)) {
+	for x := range Elements[T](asRemapped(v)) {
 		if i > 0 {
 			closed := 0
 			for k := nd - 1; k > 0 && i%count[k] == 0; k-- {

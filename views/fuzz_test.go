@@ -37,7 +37,7 @@ func FuzzSlice(f *testing.F) {
 				strides[k] = int64(int8(dims[2+2*k]))
 			}
 		}
-		buf := NewZeroedBuffer(mem, int64(bufLen)*4)
+		buf := core.NewZeroedBuffer(mem, int64(bufLen)*4)
 		defer buf.Release()
 		d := core.MustSlice[int32](buf, int64(bufLen))
 		for i := range d {

@@ -4,10 +4,10 @@ import "slices"
 
 // Locate is the inverse of Offset: it returns the index of the element at
 // element position pos of the buffer (counted in elements, not bytes), and
-// false if the view does not reach that position. This is seed 000's
-// dimensionality promotion, generalised to any strides, and seed 002's
+// false if the view does not reach that position. This is the GCS introduction's
+// dimensionality promotion, generalised to any strides, and dtype-next's
 // local→global map; on a selected axis it searches the index table, as
-// seed 002 describes.
+// dtype-next describes.
 //
 // When several indices reach pos (broadcasts, tiles, repeated selections,
 // strides that overlap), Locate returns one of them, with 0 on every axis of

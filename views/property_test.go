@@ -352,7 +352,7 @@ func (c *chain) step(v *viewBase, r ref) (*viewBase, ref) {
 			require.NoError(c.t, err)
 			defer cp.Release()
 			assert.True(c.t, cp.IsCContiguous())
-			assert.Equal(c.t, r.data, Data[float64](cp)[:len(r.data)])
+			assert.Equal(c.t, r.data, data[float64](cp)[:len(r.data)])
 			return nil, r
 		}
 		resolved := slices.Clone(shape)
@@ -418,7 +418,7 @@ func (c *chain) check(v *viewBase, r ref) {
 		i++
 	}
 	require.Equal(t, len(r.data), i, msg)
-	got := slices.Collect(Values[float64](asRemapped(v)))
+	got := slices.Collect(Elements[float64](asRemapped(v)))
 	require.Equal(t, len(r.data), len(got), msg)
 	if len(got) > 0 {
 		require.Equal(t, r.data, got, msg)
@@ -432,12 +432,12 @@ func (c *chain) check(v *viewBase, r ref) {
 		_, ok := v.Locate(pos)
 		require.Equal(t, reached[pos], ok, "%s: Locate(%d)", msg, pos)
 	}
-	cp, err := v.Copy(c.mem)
+	cp, err := v.Copy(c.mem, CopyOptions{})
 	require.NoError(t, err, msg)
 	defer cp.Release()
 	require.True(t, cp.IsCContiguous())
 	if len(r.data) > 0 {
-		require.Equal(t, r.data, Data[float64](cp)[:len(r.data)], msg)
+		require.Equal(t, r.data, typed[float64](&cp.viewBase)[:len(r.data)], msg)
 	}
 	// CopyTo a transposed (non-contiguous) destination, then read it back
 	if len(r.shape) >= 2 && !v.readOnly {
@@ -446,7 +446,7 @@ func (c *chain) check(v *viewBase, r ref) {
 		dst, err := Alloc(c.mem, arrow.PrimitiveTypes.Float64, rev)
 		require.NoError(t, err)
 		dt := dst.T()
-		require.NoError(t, v.CopyTo(dt), msg)
+		require.NoError(t, v.CopyTo(c.mem, dt, CopyOptions{}), msg)
 		for idx, x := range All[float64](dt) {
 			require.Equal(t, r.at(idx), x, msg)
 		}
@@ -519,7 +519,7 @@ func (c *chain) randomBase() (*viewBase, ref) {
 		}
 	}
 	total := s + offset + 3
-	buf := NewZeroedBuffer(c.mem, total*8)
+	buf := core.NewZeroedBuffer(c.mem, total*8)
 	defer buf.Release()
 	d := core.MustSlice[float64](buf, total)
 	for i := range d {

@@ -47,7 +47,7 @@ func (v *viewBase) ReshapeCopy(mem memory.Allocator, shape ...int64) (*View, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := v.Copy(mem)
+	c, err := v.Copy(mem, CopyOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -18,15 +18,15 @@ func iota64(t testing.TB, mem memory.Allocator, shape ...int64) *View {
 	t.Helper()
 	v, err := Alloc(mem, arrow.PrimitiveTypes.Float64, shape)
 	require.NoError(t, err)
-	for i := range Data[float64](v) {
-		Data[float64](v)[i] = float64(i)
+	for i := range data[float64](v) {
+		data[float64](v)[i] = float64(i)
 	}
 	return v
 }
 
-// Seed 000: the 2×3 array 1..6 with strides (3,1) at offset 0, and with
+// The GCS introduction: the 2×3 array 1..6 with strides (3,1) at offset 0, and with
 // strides (-1,-2) at offset 5, stored in memory as 6 3 5 2 4 1.
-func TestSeed000StridedStorage(t *testing.T) {
+func TestStridedStorageExample(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 
@@ -42,7 +42,7 @@ func TestSeed000StridedStorage(t *testing.T) {
 		{"strides (-1,-2)", []float64{6, 3, 5, 2, 4, 1}, 5, []int64{-1, -2}, [][]int64{{5, 3, 1}, {4, 2, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			buf := NewZeroedBuffer(mem, 6*8)
+			buf := core.NewZeroedBuffer(mem, 6*8)
 			defer buf.Release()
 			copy(core.MustSlice[float64](buf, 6), tc.memory)
 			v, err := New(arrow.PrimitiveTypes.Float64, buf, tc.offset, []int64{2, 3}, tc.strides)
@@ -60,17 +60,17 @@ func TestSeed000StridedStorage(t *testing.T) {
 			}
 			_, ok := v.Locate(6)
 			assert.False(t, ok)
-			c, err := v.Copy(mem)
+			c, err := v.Copy(mem, CopyOptions{})
 			require.NoError(t, err)
 			defer c.Release()
-			assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, Data[float64](c))
+			assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, data[float64](c))
 		})
 	}
 }
 
-// Seed 000's promotion formula for a row-major (2, 3, 8) array:
+// The GCS introduction's promotion formula for a row-major (2, 3, 8) array:
 // indices[i] = index // strides[i] mod shape[i].
-func TestSeed000DimensionalityPromotion(t *testing.T) {
+func TestDimensionalityPromotion(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	v := iota64(t, mem, 2, 3, 8)
@@ -86,10 +86,10 @@ func TestSeed000DimensionalityPromotion(t *testing.T) {
 	}
 }
 
-// Seed 004: over a 6×8 row-major array a holding 0..47, b = a[1:6:2, 2:8:2]
+// The NuMojo view proposal: over a 6×8 row-major array a holding 0..47, b = a[1:6:2, 2:8:2]
 // has offset 10, shape (3,3), element strides (16,2) and the values
 // 10 12 14 / 26 28 30 / 42 44 46; a[1] has shape (8) and offset 8.
-func TestSeed004SliceAndIndex(t *testing.T) {
+func TestSliceAndIndexExample(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	a := iota64(t, mem, 6, 8)
@@ -130,10 +130,10 @@ func TestSeed004SliceAndIndex(t *testing.T) {
 	assert.Equal(t, "[[14 12 10]\n [30 28 26]\n [46 44 42]]", f.String())
 }
 
-// Seed 004's normalised strides: NumPy's a[::100, :] of a 3×3 array has
+// The NuMojo view proposal's normalised strides: NumPy's a[::100, :] of a 3×3 array has
 // strides (2400, 8) yet is both C- and F-contiguous; normalising the stride
 // of the length-1 axis makes the strides tell the truth.
-func TestSeed004NormalisedStrides(t *testing.T) {
+func TestNormalisedStrides(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	a := iota64(t, mem, 3, 3)
@@ -161,9 +161,9 @@ func TestSeed004NormalisedStrides(t *testing.T) {
 	assert.True(t, at.IsFContiguous())
 }
 
-// Seed 002: the 3×3 matrix 0..8 transposed by [1 0], broadcast to [6 3],
+// Dtype-next: the 3×3 matrix 0..8 transposed by [1 0], broadcast to [6 3],
 // rotated by [0 1], with row 1 and column 2 selected, printed as there.
-func TestSeed002IndexAlgebra(t *testing.T) {
+func TestIndexAlgebraExample(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	a := iota64(t, mem, 3, 3)
@@ -176,7 +176,7 @@ func TestSeed002IndexAlgebra(t *testing.T) {
 	assert.Equal(t, []int64{1, 3}, tr.ElemStrides()) // {:shape [3 3] :strides [1 3]}
 	assert.Equal(t, "[[0.000 3.000 6.000]\n [1.000 4.000 7.000]\n [2.000 5.000 8.000]]", Formatted(tr, "%.3f"))
 
-	bc, err := a.Tile([]int64{6, 3})
+	bc, err := a.Tile(2, 1)
 	require.NoError(t, err)
 	defer bc.Release()
 	assert.Equal(t, "[[0.000 1.000 2.000]\n [3.000 4.000 5.000]\n [6.000 7.000 8.000]\n"+

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/debug"
 )
 
 // inlineDims is the rank up to which a view's shape, strides, dim names and
@@ -69,7 +71,7 @@ func asView(c *viewBase) *View {
 	if c == nil {
 		return nil
 	}
-	debugAssert(c.maps == nil, "views: a remapped viewBase converted to *View")
+	debug.Assert(c.maps == nil, "views: a remapped viewBase converted to *View")
 	return (*View)(unsafe.Pointer(c))
 }
 
@@ -192,8 +194,8 @@ func (v *viewBase) init(dt arrow.DataType, buf *memory.Buffer, offset, size int6
 	v.refCount.Store(1)
 	v.dtype = dt
 	v.width = int64(arrowsparse.ByteWidth(dt))
-	buf.Retain()
-	v.buf = buf
+	// Whole elements only: a trailing partial element is never seen.
+	v.buf = core.ExactBuffer(buf, int64(buf.Len())/v.width*v.width)
 	v.offset = offset
 	v.size = size
 }
@@ -220,28 +222,15 @@ func Alloc(mem memory.Allocator, dt arrow.DataType, shape []int64) (*View, error
 	}
 	w := int64(arrowsparse.ByteWidth(dt))
 	nbytes, ok := core.MulInt64(n, w)
-	if !ok || nbytes > maxBufferBytes {
-		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes do not fit in one buffer (at most 2^46 bytes)", n, w)
+	if !ok {
+		return nil, core.Errorf(arrowsparse.ErrOverflow, "views: %d elements of %d bytes overflow int64", n, w)
 	}
-	buf := NewZeroedBuffer(mem, nbytes)
+	if err := core.CheckAlloc(nbytes, "views: a dense tensor of shape "+fmt.Sprint(shape)); err != nil {
+		return nil, err
+	}
+	buf := core.NewZeroedBuffer(mem, nbytes)
 	defer buf.Release()
 	return Contiguous(dt, buf, shape)
-}
-
-// maxBufferBytes is the largest buffer Alloc asks for: 2^46 bytes (64 TiB),
-// below the Go runtime's limit on a single allocation (2^48 on 64-bit
-// platforms), past which make panics instead of failing; it is also far
-// beyond any machine's memory, so a larger request is a shape error.
-const maxBufferBytes = int64(1) << 46
-
-// NewZeroedBuffer returns a buffer of n zero bytes from mem. Allocators need
-// not zero their memory, so it is cleared here. The buffer must be released
-// by the caller.
-func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(n))
-	clear(buf.Bytes())
-	return buf
 }
 
 // checkBounds verifies that every element reachable with the given offset,
@@ -279,7 +268,7 @@ func checkBounds(lo, hi, offset, size int64, shape, strides []int64) error {
 
 // normaliseUnitStrides gives every axis of length 1 the stride a row-major
 // layout would give it, so that contiguity flags and exported strides tell
-// the truth about the memory layout (seed 004). The strides of an empty
+// the truth about the memory layout (the NuMojo view proposal). The strides of an empty
 // view become row-major strides.
 //
 // Exactly column-major strides (stride k = Π shape[:k], unit axes included)
@@ -352,7 +341,7 @@ func (v *viewBase) Retain() { v.refCount.Add(1) }
 // Release may be called simultaneously from multiple goroutines.
 func (v *viewBase) Release() {
 	n := v.refCount.Add(-1)
-	debugAssert(n >= 0, "views: too many releases")
+	debug.Assert(n >= 0, "views: too many releases")
 	if n == 0 {
 		for k := range v.maps {
 			if h := v.maps[k].hold; h != nil {
@@ -481,4 +470,57 @@ func (v *viewBase) Offset(idx ...int64) int64 {
 		off += i * v.strides[k]
 	}
 	return off
+}
+
+// Of returns a view of any arrowsparse.Dense: the view itself, retained, for
+// a *View, and otherwise a view checked as New checks one, so that code
+// taking a Dense from elsewhere can rely on its layout. The dim names are
+// kept. The returned view must be released by the caller.
+func Of(d arrowsparse.Dense) (*View, error) {
+	if v, ok := d.(*View); ok {
+		v.Retain()
+		return v, nil
+	}
+	v, err := New(d.DataType(), d.Buffer(), d.ElemOffset(), d.Shape(), d.ElemStrides())
+	if err != nil {
+		return nil, err
+	}
+	names := d.DimNames()
+	if names == nil {
+		return v, nil
+	}
+	defer v.Release()
+	return v.WithDimNames(names...)
+}
+
+// Unbroadcast returns the view with every broadcast axis (an axis of stride
+// 0 and length above 1) shortened to length 1, and the number of times the
+// view repeats each element of the result: the product of the broadcast
+// lengths. Code that scans a view can scan the result instead and multiply,
+// so that a tiny buffer broadcast to a huge shape costs what its buffer
+// holds. The returned view shares the buffer and must be released by the
+// caller.
+func (v *View) Unbroadcast() (*View, int64) {
+	if v.size == 0 {
+		v.Retain()
+		return v, 1
+	}
+	shape := v.Shape()
+	mult := int64(1)
+	for k, n := range shape {
+		if v.strides[k] == 0 && n > 1 {
+			mult *= n // cannot overflow: the view's size fits int64
+			shape[k] = 1
+		}
+	}
+	if mult == 1 {
+		v.Retain()
+		return v, 1
+	}
+	ranges := make([]Range, len(shape))
+	for k, n := range shape {
+		ranges[k] = Span(0, n)
+	}
+	u, _ := v.Slice(ranges...) // bounds within the shape: cannot fail
+	return u, mult
 }

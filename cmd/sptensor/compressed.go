@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -18,11 +19,11 @@ import (
 func compressedIndexType(t arrowsparse.Tensor) arrow.DataType {
 	switch x := t.(type) {
 	case *csf.Tensor:
-		return x.IndicesType(0)
+		return x.IndexType(0)
 	case *gcs.Matrix:
-		return x.IndicesType()
+		return x.IndexType()
 	case *gcs.Tensor:
-		return x.Storage().IndicesType()
+		return x.Storage().IndexType()
 	}
 	return nil
 }
@@ -42,17 +43,17 @@ func compressedIndptrType(t arrowsparse.Tensor) arrow.DataType {
 }
 
 // compressedToCOO converts a CSR, CSC, GCS or CSF tensor to canonical COO
-// with (if it can hold every coordinate) the index type it.
+// with the index type it.
 func compressedToCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataType) (*coo.Tensor, error) {
 	var c *coo.Tensor
 	var err error
 	switch x := t.(type) {
 	case *csf.Tensor:
-		c, err = x.ToCOO(mem)
+		c, err = x.ToCOO(mem, csf.ConvertOptions{IndexType: it})
 	case *gcs.Matrix:
-		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndexType: it})
 	case *gcs.Tensor:
-		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndicesType: it})
+		c, err = x.ToCOO(mem, gcs.ConvertOptions{IndexType: it})
 	default:
 		return nil, fmt.Errorf("cannot convert a %s tensor", t.Format())
 	}
@@ -60,7 +61,7 @@ func compressedToCOO(mem memory.Allocator, t arrowsparse.Tensor, it arrow.DataTy
 		return nil, err
 	}
 	defer c.Release()
-	return c.Canonicalize(mem)
+	return c.Canonicalize(mem, coo.ConvertOptions{})
 }
 
 // fit returns dt if it holds every value in 0..need, else the narrowest
@@ -104,19 +105,28 @@ func indexTypes(src arrowsparse.Tensor, o *convertOpts, needIdx, needPtr int64) 
 func checkIndptrSize(lanes int64, pt arrow.DataType) error {
 	w := int64(arrowsparse.ByteWidth(pt))
 	if lanes >= maxDenseBytes/w {
-		return fmt.Errorf("the result's indptr array would take %d entries of %d bytes, more than the limit of %d bytes", lanes+1, w, int64(maxDenseBytes))
+		return fmt.Errorf("the result's indptr array would take %d entries of %d bytes, more than the limit of %d bytes", lanes+1, w, maxDenseBytes)
 	}
 	return nil
 }
 
-// convertCompressed converts t to CSR, CSC, CSF or GCS, through COO.
+// retypeInPlace reports whether convert may give a canonical source of the
+// result's format new index types in storage order (WithIndexTypes), which
+// gives the bytes the way through COO gives. Tests turn it off to compare.
+var retypeInPlace = true
+
+// convertCompressed converts t to CSR, CSC, CSF or GCS: a canonical source
+// of that format with the same layout by retyping its index arrays, anything
+// else through canonical COO.
 func convertCompressed(mem memory.Allocator, t arrowsparse.Tensor, to string, o *convertOpts) (arrowsparse.Tensor, error) {
-	c, err := toCOO(mem, t, nil)
+	if r, ok, err := retype(mem, t, to, o); ok {
+		return r, err
+	}
+	x, err := toCOO(mem, t, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Release()
-	x := c.(*coo.Tensor)
+	defer x.Release()
 	switch to {
 	case "csf":
 		return toCSF(mem, t, x, o)
@@ -133,11 +143,62 @@ func convertCompressed(mem memory.Allocator, t arrowsparse.Tensor, to string, o 
 		if err := checkIndptrSize(lanes, pt); err != nil {
 			return nil, err
 		}
-		return gcs.FromCOO(mem, x, axis, gcs.ConvertOptions{IndicesType: it, IndptrType: pt})
+		return gcs.MatrixFromCOO(mem, x, axis, gcs.ConvertOptions{IndexType: it, IndptrType: pt})
 	case "gcs":
 		return toGCS(mem, t, x, o)
 	}
 	return nil, fmt.Errorf("conversion to %s is not available", to)
+}
+
+// retype gives a canonical source that keeps its format and layout the
+// index types of the result; ok is false when it does not apply.
+func retype(mem memory.Allocator, t arrowsparse.Tensor, to string, o *convertOpts) (arrowsparse.Tensor, bool, error) {
+	if !retypeInPlace || formatOf(t) != to {
+		return nil, false, nil
+	}
+	switch x := t.(type) {
+	case *gcs.Matrix:
+		if !x.IsCanonical() {
+			return nil, false, nil
+		}
+		lanes, minor := x.Rows(), x.Cols()
+		if x.Axis() == gcs.Cols {
+			lanes, minor = minor, lanes
+		}
+		it, pt := indexTypes(t, o, max(x.NNZ(), minor-1), max(x.NNZ(), lanes+1))
+		r, err := x.WithIndexTypes(mem, pt, it)
+		return r, true, err
+	case *csf.Tensor:
+		if !x.IsCanonical() || (o.axisOrder != nil && !slices.Equal(o.axisOrder, x.AxisOrder())) {
+			return nil, false, nil
+		}
+		it, pt := indexTypes(t, o, max(x.NNZ(), maxDim(x.Shape())-1), x.NNZ()+1)
+		r, err := x.WithIndexTypes(mem, pt, it)
+		return r, true, err
+	case *gcs.Tensor:
+		st := x.Storage()
+		if !x.IsCanonical() || (o.dimensions != nil && !slices.Equal(o.dimensions, x.Dims())) ||
+			(o.partitioning != nil && o.partitioning[0] != x.Partitioning()) {
+			return nil, false, nil
+		}
+		rows, cols := x.Mapping().ReducedShape()
+		needIdx, needPtr := max(x.NNZ(), cols-1), max(x.NNZ(), rows+1)
+		if st.Axis() == gcs.Cols {
+			needIdx, needPtr = max(needIdx, rows-1), max(needPtr, cols+1)
+		}
+		it, pt := indexTypes(t, o, needIdx, needPtr)
+		r, err := x.WithStorage(mem, st.Axis(), gcs.ConvertOptions{IndexType: it, IndptrType: pt})
+		return r, true, err
+	}
+	return nil, false, nil
+}
+
+func maxDim(shape []int64) int64 {
+	m := int64(0)
+	for _, d := range shape {
+		m = max(m, d)
+	}
+	return m
 }
 
 func toCSF(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *convertOpts) (arrowsparse.Tensor, error) {
@@ -145,30 +206,14 @@ func toCSF(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *conve
 	if nd < 2 {
 		return nil, core.Errorf(arrowsparse.ErrShape, "a CSF tensor needs at least 2 dimensions, not %d", nd)
 	}
-	order := o.axisOrder
+	order := o.axisOrder // checked against the rank already
 	if order == nil {
 		if s, ok := src.(*csf.Tensor); ok {
 			order = s.AxisOrder()
 		}
 	}
-	if order != nil {
-		if err := core.CheckPermutation(order, nd, "--axis-order"); err != nil {
-			return nil, err
-		}
-	}
-	maxDim := int64(0)
-	for _, d := range x.Shape() {
-		maxDim = max(maxDim, d)
-	}
-	it, pt := indexTypes(src, o, max(x.NNZ(), maxDim-1), x.NNZ()+1)
-	opts := csf.ConvertOptions{AxisOrder: order, IndicesTypes: make([]arrow.DataType, nd), IndptrTypes: make([]arrow.DataType, nd-1)}
-	for l := range nd {
-		opts.IndicesTypes[l] = it
-		if l < nd-1 {
-			opts.IndptrTypes[l] = pt
-		}
-	}
-	return csf.FromCOO(mem, x, opts)
+	it, pt := indexTypes(src, o, max(x.NNZ(), maxDim(x.Shape())-1), x.NNZ()+1)
+	return csf.FromCOO(mem, x, csf.ConvertOptions{AxisOrder: order, IndexType: it, IndptrType: pt})
 }
 
 // toGCS stores x as a GCS tensor. The mapping is --dimensions and
@@ -215,8 +260,8 @@ func toGCS(mem memory.Allocator, src arrowsparse.Tensor, x *coo.Tensor, o *conve
 	if err := checkIndptrSize(max(rows, cols), pt); err != nil {
 		return nil, err
 	}
-	opts := gcs.ConvertOptions{IndicesType: it, IndptrType: pt}
-	g, err := gcs.TensorFromCOO(mem, x, dims, p, opts)
+	opts := gcs.ConvertOptions{IndexType: it, IndptrType: pt, Mapping: mp}
+	g, err := gcs.FromCOO(mem, x, opts)
 	if err != nil || axis == gcs.Rows {
 		return g, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse"
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 
@@ -216,11 +216,11 @@ func TestConvertFailures(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.arrow")
 	for _, args := range [][]string{
-		{"--to", "csf", filepath.Join(interopDir, "golden", "tensor.arrow")},                       // 1-d
-		{"--to", "csf", "--axis-order", "0,0", filepath.Join(interopDir, "golden", "coo.arrow")},   // not a permutation
-		{"--to", "csf", "--axis-order", "0,1,2", filepath.Join(interopDir, "golden", "coo.arrow")}, // wrong rank
-		{filepath.Join(interopDir, "golden", "missing.arrow")},                                     // no file
-		{filepath.Join(interopDir, "crafted", "coo_neg_nnz.arrow")},                                // invalid
+		{"--to", "csf", filepath.Join(interopDir, "golden", "tensor.arrow")},  // 1-d
+		{"--to", "csr", filepath.Join(interopDir, "golden", "csf.arrow")},     // 3-d
+		{filepath.Join(interopDir, "golden", "missing.arrow")},                // no file
+		{filepath.Join(interopDir, "crafted", "coo_neg_nnz.arrow")},           // invalid
+		{"--to", "coo", filepath.Join(interopDir, "crafted", "t_date.arrow")}, // invalid
 	} {
 		_, stderr, code := sptensor(t, append(append([]string{"convert"}, args...), out)...)
 		assert.Equal(t, 1, code, "%q", args)

@@ -1,38 +1,85 @@
 // Command sptensor is the command-line face of the library: it inspects,
-// dumps, validates and converts files holding one Arrow IPC Tensor or
-// SparseTensor message, as Arrow C++'s WriteTensor and WriteSparseTensor
-// write them. Scripts and tests in other languages depend on the contracts
-// below.
+// dumps, validates and converts files of Arrow IPC Tensor and SparseTensor
+// messages, as Arrow C++'s WriteTensor and WriteSparseTensor write them,
+// converts Matrix Market and FROSTT files, and packs messages into tables
+// of tensor columns and back. Scripts and tests in other languages depend
+// on the contracts below.
 //
-//	sptensor inspect [--json] FILE
-//	sptensor dump [--json] FILE
-//	sptensor validate FILE
+//	sptensor inspect [--json] [--all | --message N] FILE
+//	sptensor dump [--json] [--message N] FILE
+//	sptensor validate [--all | --message N] FILE
 //	sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type T]
 //	                 [--indptr-type T] [--axis-order 2,0,1]
-//	                 [--dimensions 2,1,0 --partitioning 1] IN OUT
+//	                 [--dimensions 2,1,0 --partitioning 1] [--message N]
+//	                 [--progress | --quiet] IN OUT
+//	sptensor pack [--container ipc-file|ipc-stream|parquet] [--column NAME]
+//	              OUT IN...
+//	sptensor unpack [--column NAME] IN OUTDIR
 //	sptensor help
+//
+// inspect and dump also read table files: an Arrow IPC file, an Arrow IPC
+// stream or a Parquet file, told apart from a message by content (the
+// ARROW1 and PAR1 magic, or a Schema message first), never by file name.
+// Their tensor columns are those of the canonical extension types
+// arrow.fixed_shape_tensor and arrow.variable_shape_tensor (package
+// arrowext), registered or not in the writer's world.
 //
 // Flags follow the command and may come before, between or after the
 // file arguments, as --name value, --name=value or -name value; "--" ends
 // the flags. A file argument "-" is standard input (or, for OUT, standard
-// output). Every file is read with all of package ipc's checks, so a
-// command that succeeds has seen a valid message; a file must hold exactly
-// one message.
+// output); pipes and devices are read as streams, regular files are
+// memory-mapped. Every file is read with all of package ipc's checks, so a
+// command that succeeds has seen a valid message. A file that holds
+// something else (an Arrow IPC file or stream, Parquet, gzip, Matrix Market
+// or FROSTT text) is named as such in the error, with what reads it.
+//
+// # Files of several messages
+//
+// A file may hold several messages one after another (successive calls of
+// WriteSparseTensor; package ipc's WriteFileSeq). The commands read one
+// message: the only one of the file, or, with --message N, message N
+// (counted from 0; the messages before it are read, and must be valid, to
+// find it; those after it are not read). Without --message a file of
+// several messages is an error that says how many it holds. inspect --all
+// lists the messages and validate --all checks every one.
 //
 // # inspect
 //
-// inspect prints a summary of the message without listing its content:
-// kind and format, value type, shape, dim names, nnz, the number of
-// elements and the density (nnz / elements), the index types, layout facts
-// (COO coordinate layout, strides and isCanonical flag as written and as
-// computed; CSR/CSC sortedness; CSF axis order, level lengths and the unit
-// of the buffer lengths; GCS dimensions, partitioning and storage; dense
-// strides and memory order), the bytes taken by indices and values, the
-// message, metadata and body sizes, the metadata version, the framing and
-// any custom metadata keys. With --json the same fields are printed as one
-// JSON object, keys in snake_case ("format", "shape", "nnz", "density",
-// "message_bytes", …); an element count beyond 2^53 is a decimal string and
-// the density of a tensor without elements is null.
+// inspect prints a summary of the message without listing its content,
+// one "key: value" line per field, or with --json one JSON object, keys in
+// snake_case in this order:
+//
+//   - every message: kind ("sparse" or "dense"), format ("COO", "CSR",
+//     "CSC", "CSF", "GCS" or "TENSOR"), value_type, shape, dim_names (null
+//     when there are none), nnz, elements (a decimal string beyond 2^53),
+//     density (nnz / elements; null without elements);
+//   - COO: index_type, layout ("row-major" or "column-major" coordinates),
+//     indices_strides (as written, or as Arrow C++ assumes them),
+//     canonical_claim (the message's isCanonical flag as written: dump's
+//     is_canonical), canonical (computed: the entries are sorted without
+//     duplicates), index_bytes;
+//   - CSR and CSC: index_type, indptr_type, sorted (indices sorted within
+//     each row or column), canonical (sorted without duplicates),
+//     index_bytes;
+//   - GCS: dimensions, partitioning, storage ("CSR" or "CSC"),
+//     storage_shape, then the keys of CSR and CSC for the storage;
+//   - CSF: index_type, indptr_type, axis_order, level_lengths, csf_lengths
+//     ("elements" or "bytes": the unit of the index buffer lengths),
+//     canonical, index_bytes;
+//   - dense: strides (bytes, as written or as Arrow C++ computes them),
+//     layout ("row-major", "column-major", "strided" or "empty");
+//   - every message: value_bytes, message_bytes, metadata_bytes,
+//     body_bytes, metadata_version (4 or 5), legacy_framing, and
+//     custom_metadata_keys when there are any.
+//
+// (Earlier versions called canonical_claim is_canonical.)
+//
+// inspect --all lists the messages of the file, one line each: index,
+// offset, bytes, kind, format, value type, shape and nnz. With --json it
+// prints {"messages": [...]}, one object per message with the keys index,
+// offset, message_bytes, kind, format, value_type, shape and nnz. An
+// invalid message ends the list: the error is printed (with --json, under
+// the key "error" of the document) and the status is 1.
 //
 // # dump
 //
@@ -63,22 +110,43 @@
 // document is laid out as the C++ peer's read-json lays it out, so for any
 // valid message other than GCS the two print the same bytes.
 //
+// Dense values are written as they are read, a few thousand at a time: a
+// message of a few hundred bytes whose zero strides describe millions of
+// elements dumps in constant memory. Like the C++ peer, dump refuses a
+// dense tensor of more than 2^26 elements ("tensor too large to print");
+// inspect describes any.
+//
 // When the file cannot be read or the message is invalid, dump --json prints
 // {"error": "..."} on standard output and exits with status 1. Without
 // --json, dump prints a header line and one line per entry (or element):
 // its coordinates and value.
 //
+// For a table file, dump --json prints one JSON object,
+//
+//	{"columns": [{"name": "t", "type": "arrow.fixed_shape_tensor", "rows": [ROW, null, …]}, …]}
+//
+// with one entry per tensor column (other columns are left out; inspect
+// lists them) and one ROW per row, null for a null row. A ROW is a
+// document of the interop schema: "kind": "dense", "format": "TENSOR",
+// value_type, shape and dim_names of the logical tensor (the type's
+// permutation applied), and dense_values in logical row-major order,
+// written as above. Without --json, dump prints each tensor column's rows
+// in NumPy's layout.
+//
 // # validate
 //
 // validate exits with status 0, printing nothing, when the file holds one
-// valid message. Otherwise it prints one line, "invalid: " and the reason,
-// and exits with status 1.
+// valid message (with --message N: when message N and those before it are
+// valid; with --all: when the file holds at least one message and every
+// message is valid). Otherwise it prints one line, "invalid: " and the
+// reason, and exits with status 1.
 //
 // # convert
 //
-// convert reads IN, converts its tensor and writes one message to OUT
-// (through a temporary file renamed into place, so OUT may be IN). With no
-// flags the tensor is written back as it was read: for a message Arrow C++
+// convert reads IN, converts its tensor and writes one message to OUT,
+// atomically (through a temporary file in OUT's directory, synced and
+// renamed into place, so OUT may be IN; see ipc.WriteFile). With no flags
+// the tensor is written back as it was read: for a message Arrow C++
 // wrote, the bytes are identical.
 //
 //   - --to chooses the format of the result: coo, csr, csc (2-d only), csf
@@ -91,7 +159,7 @@
 //     source's types are kept where they can hold every index and count
 //     Arrow C++ checks, and widened to the narrowest signed type that can
 //     otherwise; a dense source gets int64, as in Arrow C++. A type too
-//     narrow for the result is an error.
+//     narrow for the result is an error (status 1).
 //   - --axis-order gives a CSF result's axis order (a permutation of the
 //     dimensions); by default a CSF source keeps its order and other sources
 //     get Arrow C++'s (dimensions by increasing size).
@@ -104,17 +172,71 @@
 // Conversions keep the value type, shape, dim names and content: sparse
 // results are canonical (sorted, duplicates summed as dump sums them), and
 // converting from a dense tensor stores its non-zero elements (negative zero
-// counts as zero). A COO source converted to COO keeps its entry order and
-// layout.
+// counts as zero). A COO source converted to COO keeps its entry order,
+// layout and isCanonical flag. A dense source whose zero strides repeat
+// elements may describe at most 2^20 more elements than its body holds,
+// also when it is only written back (as a row-major copy): Arrow C++ and
+// this module write contiguous tensors, which repeat none.
+//
+// # Text formats
+//
+// convert also reads Matrix Market (.mtx) and FROSTT (.tns) files,
+// gzipped or not, recognised by their content (a gzip file by the name of
+// IN or by its first decompressed bytes), with packages mtx and tns: a
+// coordinate file gives a COO tensor, a Matrix Market array file a dense
+// one. It writes them when OUT ends in .mtx, .tns, .mtx.gz or .tns.gz
+// (compressed formats go through COO; a FROSTT file does not keep the
+// shape). While it reads one, a progress bar on standard error shows the
+// bytes and entries read, the rate and the time left when standard error
+// is a terminal; --progress draws it anyway and --quiet never. inspect
+// prints a Matrix Market file's header (layout, field, symmetry, shape,
+// entries) without reading its body, and says that a FROSTT file has none;
+// with --json as one JSON object. Errors in the body name their line.
+//
+// # pack
+//
+// pack reads each IN, a dense Tensor message, and writes OUT: a table of one
+// column (named "tensor", or --column) with one row per IN, in the order
+// given, as an Arrow IPC file (the default), an Arrow IPC stream or a
+// Parquet file (--container). Tensors of one shape and value type make an
+// arrow.fixed_shape_tensor column, others an arrow.variable_shape_tensor
+// column, which needs one value type and one number of dimensions. The
+// rows are row-major, without a permutation; the dim names are the
+// tensors' when they all have the same names, and none otherwise. OUT is
+// written through a temporary file renamed into place; "-" writes to
+// standard output.
+//
+// # unpack
+//
+// unpack reads IN, a table file, and writes each non-null row of its tensor
+// column (the only one, or --column) to OUTDIR/ROW.arrow as a Tensor
+// message, ROW counting rows from 0 (a null row leaves its number unused).
+// OUTDIR is created if need be. The message holds the logical tensor, with
+// the column's logical dim names: unpacking what pack wrote gives back the
+// tensors, in row-major or column-major layout.
+//
+// inspect prints, for a table file, the container, the number of rows and
+// each column's name, type (the extension name and metadata for extension
+// columns) and null count; with --json, the object
+// {"container", "num_rows", "columns": [{"name", "type", …}]}, where tensor
+// columns add "metadata", "value_type", the logical "shape" (fixed shape) or
+// "ndim" (variable shape) and "dim_names".
 //
 // # Exit status
 //
 // 0: success. 1: the input is unreadable or invalid, a conversion is
-// impossible (such as csr of a 3-d tensor), or writing failed; a message
-// goes to standard error (standard output for dump --json and validate).
-// 2: a usage error (unknown command or flag, missing or extra arguments,
-// a malformed flag value), with the usage text on standard error. sptensor
-// never panics on any input; should the library panic, the command reports
-// an internal error and exits with status 1 (SPTENSOR_DEBUG=1 prints the
-// stack).
+// impossible for its content (such as csr of a 3-d tensor, or an index type
+// too narrow for its indices), or writing failed; a message goes to
+// standard error (standard output for dump --json and validate). 2: a
+// usage error, with the usage text on standard error: an unknown command
+// or flag, missing or extra arguments, a malformed flag value, or a flag
+// value that does not fit the input: an --axis-order or --dimensions that
+// is not a permutation of its dimensions, a --partitioning beyond its rank,
+// a flag for another format than the one kept without --to (such as
+// --axis-order on a COO input), a --message beyond its last message.
+//
+// sptensor is not meant to panic on any input; should the library panic,
+// the command reports an internal error, a bug to report, and exits with
+// status 1 (SPTENSOR_DEBUG=1 prints the stack). Its tests fail on any
+// panic instead.
 package main

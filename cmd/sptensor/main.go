@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arrowsparse/arrowsparse/internal/describe"
-	"github.com/arrowsparse/arrowsparse/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Exit codes.
@@ -21,18 +20,47 @@ const (
 )
 
 const usage = `usage:
-  sptensor inspect [--json] FILE
-  sptensor dump [--json] FILE
-  sptensor validate FILE
+  sptensor inspect [--json] [--all | --message N] FILE
+  sptensor dump [--json] [--message N] FILE
+  sptensor validate [--all | --message N] FILE
   sptensor convert [--to coo|csr|csc|csf|gcs|tensor] [--index-type TYPE]
                    [--indptr-type TYPE] [--axis-order 2,0,1]
-                   [--dimensions 2,1,0 --partitioning 1] IN OUT
+                   [--dimensions 2,1,0 --partitioning 1] [--message N]
+                   [--progress | --quiet] IN OUT
+  sptensor pack [--container ipc-file|ipc-stream|parquet] [--column NAME]
+                OUT IN...
+  sptensor unpack [--column NAME] IN OUTDIR
   sptensor help
 
-FILE, IN and OUT are files holding one Arrow IPC Tensor or SparseTensor
-message; "-" is standard input or output. Exit status: 0 success, 1 bad
-input or failure, 2 usage error. See "go doc ./cmd/sptensor" for details.
+FILE, IN and OUT are files of Arrow IPC Tensor or SparseTensor messages;
+"-" is standard input or output. convert also reads Matrix Market (.mtx)
+and FROSTT (.tns) files, gzipped or not, recognised by their content, and
+writes them when OUT ends in .mtx, .tns, .mtx.gz or .tns.gz. A file of
+several messages needs --message N (from 0); inspect --all lists them.
+inspect and dump also read tables of tensor columns (Arrow IPC files and
+streams, Parquet), as pack writes them and unpack reads them.
+Exit status: 0 success, 1 bad input or failure, 2 usage error. See
+"go doc ./cmd/sptensor".
 `
+
+// commands maps each command to its function. A command parses its own
+// flags (parseFlags) and returns nil, a usageError (exit status 2),
+// errHelp, errReported (exit status 1, already reported) or another error
+// (exit status 1, printed on standard error).
+var commands = map[string]func(args []string, s *streams) error{
+	"inspect":  cmdInspect,
+	"dump":     cmdDump,
+	"validate": cmdValidate,
+	"convert":  cmdConvert,
+	"pack":     cmdPack,
+	"unpack":   cmdUnpack,
+}
+
+// streams are a command's standard input and output streams.
+type streams struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -47,54 +75,67 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Sprintf(format, args...)}
 }
 
-// run executes one command line and returns the exit status. It never
-// panics: a panic from the library is reported as an error (status 1), with
-// its stack when SPTENSOR_DEBUG is set.
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// alloc is the allocator of every buffer the commands make. Tests replace
+// it with a checked allocator to find leaks, error paths included.
+var alloc memory.Allocator = memory.DefaultAllocator
+
+// recoverPanics makes run turn a panic into an "internal error" and exit
+// status 1, the last resort for users. Tests turn it off, so that a panic
+// fails them (a panic is a bug to report, never an answer).
+var recoverPanics = true
+
+// run executes one command line, reading standard input from os.Stdin, and
+// returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, &streams{stdin: os.Stdin, stdout: stdout, stderr: stderr})
+}
+
+// runWith executes one command line and returns the exit status. A panic
+// from the library is reported as an internal error (status 1), with its
+// stack when SPTENSOR_DEBUG is set, unless recoverPanics is off.
+func runWith(args []string, s *streams) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "sptensor: internal error: %v\n", r)
+			if !recoverPanics {
+				panic(r)
+			}
+			fmt.Fprintf(s.stderr, "sptensor: internal error (please report it): %v\n", r)
 			if os.Getenv("SPTENSOR_DEBUG") != "" {
-				stderr.Write(debug.Stack())
+				s.stderr.Write(debug.Stack())
 			}
 			code = exitFail
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(s.stderr, usage)
 		return exitUsage
 	}
-	cmd, rest := args[0], args[1:]
+	name, rest := args[0], args[1:]
 	var err error
-	switch cmd {
-	case "inspect":
-		err = cmdInspect(rest, stdout)
-	case "dump":
-		err = cmdDump(rest, stdout)
-	case "validate":
-		err = cmdValidate(rest, stdout)
-	case "convert":
-		err = cmdConvert(rest)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	default:
-		err = usagef("unknown command %q", cmd)
+	if cmd, ok := commands[name]; ok {
+		err = cmd(rest, s)
+	} else {
+		switch name {
+		case "help", "-h", "-help", "--help":
+			err = errHelp
+		default:
+			err = usagef("unknown command %q", name)
+		}
 	}
 	var ue usageError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "sptensor %s: %s\n%s", cmd, ue.msg, usage)
+		fmt.Fprintf(s.stderr, "sptensor %s: %s\n%s", name, ue.msg, usage)
 		return exitUsage
 	case errors.Is(err, errHelp):
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(s.stdout, usage)
 		return exitOK
 	case errors.Is(err, errReported):
 		return exitFail
 	default:
-		fmt.Fprintf(stderr, "sptensor %s: %s\n", cmd, oneLine(err.Error()))
+		fmt.Fprintf(s.stderr, "sptensor %s: %s\n", name, oneLine(err.Error()))
 		return exitFail
 	}
 }
@@ -113,12 +154,15 @@ func oneLine(s string) string {
 // flagSpec lists a command's flags: true for a flag that takes a value.
 type flagSpec map[string]bool
 
+// flags are the parsed flags of a command: values by name, booleans as
+// "true" or "false".
+type flags map[string]string
+
 // parseFlags separates flags from positional arguments. Flags may come
 // before, between or after positional arguments, as --name, -name,
-// --name=value or --name value; "--" ends the flags. It returns the flag
-// values (booleans as "true") and the positional arguments.
-func parseFlags(args []string, spec flagSpec) (map[string]string, []string, error) {
-	flags := map[string]string{}
+// --name=value or --name value; "--" ends the flags.
+func parseFlags(args []string, spec flagSpec) (flags, []string, error) {
+	fl := flags{}
 	var pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -142,7 +186,7 @@ func parseFlags(args []string, spec flagSpec) (map[string]string, []string, erro
 		if !ok {
 			return nil, nil, usagef("unknown flag %s", a)
 		}
-		if _, dup := flags[name]; dup {
+		if _, dup := fl[name]; dup {
 			return nil, nil, usagef("flag --%s given twice", name)
 		}
 		switch {
@@ -161,9 +205,29 @@ func parseFlags(args []string, spec flagSpec) (map[string]string, []string, erro
 		case !takes:
 			value = "true"
 		}
-		flags[name] = value
+		fl[name] = value
 	}
-	return flags, pos, nil
+	return fl, pos, nil
+}
+
+// bool returns a boolean flag.
+func (f flags) bool(name string) bool { return f[name] == "true" }
+
+// message returns the --message flag: the index of the message to read,
+// or -1 when the flag is absent.
+func (f flags) message() (int, error) {
+	v, ok := f["message"]
+	if !ok {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0, usagef("--message %q: expected the index of a message, 0 for the first", v)
+	}
+	if f.bool("all") {
+		return 0, usagef("--message and --all exclude each other")
+	}
+	return n, nil
 }
 
 // oneFile checks that exactly one positional argument was given.
@@ -172,128 +236,4 @@ func oneFile(pos []string) (string, error) {
 		return "", usagef("expected one FILE argument, got %d", len(pos))
 	}
 	return pos[0], nil
-}
-
-// readMessage reads the one message of a file ("-": standard input) with
-// every check of the ipc readers. The message must be released.
-func readMessage(path string) (*ipc.Message, error) {
-	if path == "-" {
-		data, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return nil, err
-		}
-		return ipc.ParseMessage(data)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		// Devices and pipes cannot be memory-mapped.
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return nil, err
-		}
-		return ipc.ParseMessage(data)
-	}
-	return ipc.ReadFile(path)
-}
-
-func cmdInspect(args []string, stdout io.Writer) error {
-	flags, pos, err := parseFlags(args, flagSpec{"json": false})
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos)
-	if err != nil {
-		return err
-	}
-	m, err := readMessage(path)
-	if err != nil {
-		return err
-	}
-	defer m.Release()
-	s := describe.Summarize(m)
-	if flags["json"] == "true" {
-		_, err = stdout.Write(s.JSON())
-		return err
-	}
-	_, err = io.WriteString(stdout, s.Text())
-	return err
-}
-
-func cmdDump(args []string, stdout io.Writer) error {
-	flags, pos, err := parseFlags(args, flagSpec{"json": false})
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos)
-	if err != nil {
-		return err
-	}
-	asJSON := flags["json"] == "true"
-	if asJSON {
-		// Keep the contract even if the library panics: an error document
-		// on standard output (run then reports the panic and exits 1).
-		defer func() {
-			if r := recover(); r != nil {
-				stdout.Write(describe.ErrorJSON(fmt.Errorf("internal error: %v", r)))
-				panic(r)
-			}
-		}()
-	}
-	c, err := dumpContent(path)
-	if err != nil {
-		if !asJSON {
-			return err
-		}
-		if _, werr := stdout.Write(describe.ErrorJSON(errors.New(oneLine(err.Error())))); werr != nil {
-			return werr
-		}
-		return errReported
-	}
-	if asJSON {
-		_, err = stdout.Write(c.JSON())
-		return err
-	}
-	_, err = io.WriteString(stdout, c.Text())
-	return err
-}
-
-func dumpContent(path string) (*describe.Content, error) {
-	m, err := readMessage(path)
-	if err != nil {
-		return nil, err
-	}
-	defer m.Release()
-	return describe.FromMessage(m)
-}
-
-func cmdValidate(args []string, stdout io.Writer) error {
-	_, pos, err := parseFlags(args, flagSpec{})
-	if err != nil {
-		return err
-	}
-	path, err := oneFile(pos)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(stdout, "invalid: internal error: %s\n", oneLine(fmt.Sprint(r)))
-			panic(r)
-		}
-	}()
-	m, err := readMessage(path)
-	if err != nil {
-		fmt.Fprintf(stdout, "invalid: %s\n", oneLine(err.Error()))
-		return errReported
-	}
-	m.Release()
-	return nil
 }

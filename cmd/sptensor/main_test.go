@@ -14,22 +14,42 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/ipc"
 )
 
 const interopDir = "../../testdata/interop"
 
+// TestMain makes a panic in a command fail the tests: run reports panics
+// as internal errors only for users.
+func TestMain(m *testing.M) {
+	recoverPanics = false
+	os.Exit(m.Run())
+}
+
 // sptensor runs one command line in process.
 func sptensor(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
-	code = run(args, &o, &e)
+	code = checkedRun(t, args, &streams{stdin: os.Stdin, stdout: &o, stderr: &e})
 	require.NotContains(t, e.String(), "internal error", "sptensor %s panicked", strings.Join(args, " "))
 	return o.String(), e.String(), code
+}
+
+// checkedRun runs one command line with a checked allocator and fails the
+// test if the command leaks, on success as on error.
+func checkedRun(t testing.TB, args []string, s *streams) int {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	alloc = mem
+	defer func() { alloc = memory.DefaultAllocator }()
+	code := runWith(args, s)
+	mem.AssertSize(t, 0)
+	return code
 }
 
 // corpus returns the .arrow files of the Arrow C++ corpus and the golden
@@ -146,10 +166,16 @@ func TestInspect(t *testing.T) {
 		require.Equal(t, 0, code, f)
 		var got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
-		for _, k := range []string{"kind", "format", "value_type", "shape", "index_type", "indptr_type", "axis_order", "indices_strides", "strides", "is_canonical"} {
+		for _, k := range []string{"kind", "format", "value_type", "shape", "index_type", "indptr_type", "axis_order", "indices_strides", "strides"} {
 			if v, ok := want[k]; ok {
 				assert.Equal(t, v, got[k], "%s: %s", f, k)
 			}
+		}
+		// The sidecars' is_canonical is the flag as written.
+		if v, ok := want["is_canonical"]; ok {
+			assert.Equal(t, v, got["canonical_claim"], f)
+			assert.Contains(t, got, "canonical", f)
+			assert.NotContains(t, got, "is_canonical", f)
 		}
 		if n, ok := want["nnz"]; ok {
 			assert.Equal(t, n, got["nnz"], f)

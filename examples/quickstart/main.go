@@ -54,7 +54,7 @@ func run(mem memory.Allocator) error {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 
-	t, err := coo.FromRecord(mem, rec, []string{"user", "film"}, "stars", nil, arrow.PrimitiveTypes.Int32)
+	t, err := coo.FromRecord(mem, rec, coo.RecordOptions{DimColumns: []string{"user", "film"}, ValueColumn: "stars", IndexType: arrow.PrimitiveTypes.Int32})
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func run(mem memory.Allocator) error {
 	fmt.Printf("COO %v %v, %s values, %s coordinates (%s), %d stored, canonical %v\n",
 		t.Shape(), t.DimNames(), t.DataType(), t.IndexType(), t.Layout(), t.NNZ(), t.IsCanonical())
 
-	c, err := t.Canonicalize(mem)
+	c, err := t.Canonicalize(mem, coo.ConvertOptions{})
 	if err != nil {
 		return err
 	}

@@ -243,3 +243,66 @@ func CheckPermutation(perm []int, n int, what string) error {
 	}
 	return nil
 }
+
+// MaxBufferBytes is the size of the largest buffer the module allocates:
+// 2^46 bytes (64 TiB), below the Go runtime's limit on one allocation (2^48
+// on 64-bit platforms), past which make panics instead of failing, and far
+// beyond any machine's memory. Functions that size an output from a shape
+// check against it and return an error instead.
+const MaxBufferBytes = 1 << 46
+
+// NewBuffer returns a buffer of n bytes from mem whose content the caller
+// overwrites. n must be at most MaxBufferBytes. The buffer must be released
+// by the caller.
+func NewBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(n))
+	return b
+}
+
+// NewZeroedBuffer returns NewBuffer(mem, n) with every byte cleared.
+func NewZeroedBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	b := NewBuffer(mem, n)
+	clear(b.Bytes())
+	return b
+}
+
+// ExactBuffer returns buf cut to exactly n bytes, as constructors store the
+// buffers they adopt: the rule that trailing bytes are allowed on input
+// (IPC pads buffers) but never seen by later code. The result is buf
+// itself, retained, when it has exactly n bytes; a slice of it that retains
+// it when it is longer; and an empty buffer without memory when n is 0.
+// buf must hold at least n bytes (CheckBuffer). The caller releases the
+// result.
+func ExactBuffer(buf *memory.Buffer, n int64) *memory.Buffer {
+	if n == 0 {
+		return memory.NewBufferBytes(nil)
+	}
+	if int64(buf.Len()) == n {
+		buf.Retain()
+		return buf
+	}
+	return memory.SliceBuffer(buf, 0, int(n))
+}
+
+// AdoptExact replaces *buf, a reference the caller owns, with
+// ExactBuffer(*buf, n), releasing the original reference.
+func AdoptExact(buf **memory.Buffer, n int64) {
+	e := ExactBuffer(*buf, n)
+	if *buf != nil {
+		(*buf).Release()
+	}
+	*buf = e
+}
+
+// ChunkEntries returns how many entries of ndim coordinates a kernel
+// stages at a time: up to 1024, fewer for high ranks so that a stage holds
+// at most 64Ki coordinates, at least 1, and never more than the n entries
+// there are. Stages sized by it are bounded by the data, not by the rank.
+func ChunkEntries(ndim int, n int64) int64 {
+	c := int64(1024)
+	if ndim > 64 {
+		c = max(1, (1<<16)/int64(ndim))
+	}
+	return max(1, min(c, n))
+}

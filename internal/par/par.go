@@ -8,15 +8,6 @@ import (
 	"sync"
 )
 
-// Workers resolves a requested number of goroutines: n if n > 0, and
-// runtime.GOMAXPROCS(0) otherwise ("0 means all cores").
-func Workers(n int) int {
-	if n > 0 {
-		return n
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
 // Do runs f(0), …, f(k-1), on k goroutines when k > 1, and returns when all
 // have returned.
 func Do(k int, f func(c int)) {
@@ -29,4 +20,13 @@ func Do(k int, f func(c int)) {
 		wg.Go(func() { f(c) })
 	}
 	wg.Wait()
+}
+
+// Workers resolves the Workers field of the module's option structs: n if n
+// is positive, and runtime.GOMAXPROCS(0) (every core) otherwise.
+func Workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/describe"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -92,7 +92,7 @@ func encodeInts(mem memory.Allocator, dt arrow.DataType, xs []int64) *memory.Buf
 }
 
 // reduced returns the (row, column) of a GCS index under dims and part,
-// from the formulas of the GCS introduction (seed 000): row-major
+// from the formulas of the GCS introduction (the GCS introduction): row-major
 // linearisation of the row dimensions and of the column dimensions.
 func reduced(shape []int64, dims []int, part int, idx []int64) (row, col int64) {
 	for _, d := range dims[:part] {
@@ -171,7 +171,7 @@ func buildMatrix(mem memory.Allocator, axis gcs.Axis, shape []int64, vt, pt, it 
 	defer pb.Release()
 	defer ib.Release()
 	defer vb.Release()
-	return gcs.New(axis, shape, vt, pt, it, pb, ib, vb, int64(e.Len()), gcs.WithDimNames(names...))
+	return gcs.New(vt, pt, it, shape, axis, pb, ib, vb, int64(e.Len()), gcs.WithDimNames(names...))
 }
 
 // csfLevels returns the CSF tree of distinct coordinates under an axis
@@ -248,7 +248,7 @@ func (s *sparseSpec) build(mem memory.Allocator) (arrowsparse.Tensor, error) {
 		indices, indptr, values := csfLevels(s.raw, s.order)
 		levels := make([]csf.Level, len(s.shape))
 		for l := range levels {
-			levels[l] = csf.Level{Indices: encodeInts(mem, s.it, indices[l]), IndicesType: s.it, Len: int64(len(indices[l]))}
+			levels[l] = csf.Level{Indices: encodeInts(mem, s.it, indices[l]), IndexType: s.it, Len: int64(len(indices[l]))}
 			if l < len(indptr) {
 				levels[l].Indptr, levels[l].IndptrType = encodeInts(mem, s.pt, indptr[l]), s.pt
 			}

@@ -154,7 +154,7 @@ func (b *builder) at(off int) int { return len(b.buf) - off }
 
 func (b *builder) startTable() {
 	if b.nested {
-		panic("wire: builder: nested table")
+		panic("ipc: builder: nested table")
 	}
 	b.nested = true
 	b.tableStart = b.size()
@@ -226,7 +226,7 @@ func (b *builder) pushBufferStruct(buf Buffer) {
 // and returns the table's offset from the end.
 func (b *builder) endTable() int {
 	if !b.nested {
-		panic("wire: builder: endTable without startTable")
+		panic("ipc: builder: endTable without startTable")
 	}
 	// Placeholder for the soffset to the vtable.
 	tableOff := b.pushU32(0)
@@ -236,7 +236,7 @@ func (b *builder) endTable() int {
 	vt := b.buf[b.head : b.head+vtSize]
 	objSize := tableOff - b.tableStart
 	if objSize > math.MaxUint16 || vtSize > math.MaxUint16 {
-		panic("wire: builder: table too large")
+		panic("ipc: builder: table too large")
 	}
 	binary.LittleEndian.PutUint16(vt[0:], uint16(vtSize))
 	binary.LittleEndian.PutUint16(vt[2:], uint16(objSize))

@@ -43,7 +43,7 @@ const maxTypeTag = 26
 // The returned Message shares no memory with meta.
 func DecodeMetadata(meta []byte) (m *Message, err error) {
 	if len(meta) > maxFlatbufferSize {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: metadata of %d bytes exceeds the flatbuffers limit of %d bytes", len(meta), maxFlatbufferSize)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: metadata of %d bytes exceeds the flatbuffers limit of %d bytes", len(meta), maxFlatbufferSize)
 	}
 	v := &verifier{buf: meta, maxTables: 8 * len(meta)}
 	if err := v.message(); err != nil {
@@ -55,7 +55,7 @@ func DecodeMetadata(meta []byte) (m *Message, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m = nil
-			err = core.Errorf(arrowsparse.ErrStructure, "wire: corrupt flatbuffer metadata (%v)", r)
+			err = core.Errorf(arrowsparse.ErrStructure, "ipc: corrupt flatbuffer metadata (%v)", r)
 		}
 	}()
 	return decodeMessage(flatbuf.GetRootAsMessage(meta, 0))
@@ -68,13 +68,13 @@ func decodeMessage(fm *flatbuf.Message) (*Message, error) {
 		BodyLength: fm.BodyLength(),
 	}
 	if m.Version < V4 {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: metadata version %s is too old (Arrow C++ reads V4 and V5)", m.Version)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: metadata version %s is too old (Arrow C++ reads V4 and V5)", m.Version)
 	}
 	if m.Version > V5 {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: metadata version %s is newer than V5, the latest this reader knows", m.Version)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: metadata version %s is newer than V5, the latest this reader knows", m.Version)
 	}
 	if m.BodyLength < 0 {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: negative bodyLength %d", m.BodyLength)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: negative bodyLength %d", m.BodyLength)
 	}
 	if n := fm.CustomMetadataLength(); n > 0 {
 		m.CustomMetadata = make([]KeyValue, n)
@@ -86,7 +86,7 @@ func decodeMessage(fm *flatbuf.Message) (*Message, error) {
 	}
 	var hdr flatbuffers.Table
 	if m.Header == HeaderNone || !fm.Header(&hdr) {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: message has no header (header_type %s)", m.Header)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: message has no header (header_type %s)", m.Header)
 	}
 	switch m.Header {
 	case HeaderTensor:
@@ -108,7 +108,7 @@ func decodeMessage(fm *flatbuf.Message) (*Message, error) {
 	case HeaderSchema, HeaderDictionaryBatch, HeaderRecordBatch:
 		// Not a tensor message; the caller decides what to do with it.
 	default:
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: unknown message header type %d", uint8(m.Header))
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: unknown message header type %d", uint8(m.Header))
 	}
 	return m, nil
 }
@@ -137,7 +137,7 @@ func decodeTensor(ft *flatbuf.Tensor) (*Tensor, error) {
 			t.Strides[i] = ft.Strides(i)
 		}
 		if len(t.Strides) != 0 && len(t.Strides) != len(shape) {
-			return nil, core.Errorf(arrowsparse.ErrShape, "wire: Tensor has %d strides for %d dimensions", len(t.Strides), len(shape))
+			return nil, core.Errorf(arrowsparse.ErrShape, "ipc: Tensor has %d strides for %d dimensions", len(t.Strides), len(shape))
 		}
 	}
 	var b flatbuf.Buffer
@@ -159,7 +159,7 @@ func decodeSparseTensor(fst *flatbuf.SparseTensor) (*SparseTensor, error) {
 	}
 	st := &SparseTensor{Type: typ, Shape: shape, NonZeroLength: fst.NonZeroLength()}
 	if st.NonZeroLength < 0 {
-		return nil, core.Errorf(arrowsparse.ErrShape, "wire: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
+		return nil, core.Errorf(arrowsparse.ErrShape, "ipc: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
 	}
 	var b flatbuf.Buffer
 	fst.Data(&b)
@@ -190,7 +190,7 @@ func decodeSparseTensor(fst *flatbuf.SparseTensor) (*SparseTensor, error) {
 		fc.Init(it.Bytes, it.Pos)
 		x := &CSXIndex{CompressedAxis: CompressedAxis(fc.CompressedAxis())}
 		if x.CompressedAxis != AxisRow && x.CompressedAxis != AxisColumn {
-			return nil, core.Errorf(arrowsparse.ErrStructure, "wire: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
+			return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
 		}
 		if x.IndptrType, err = decodeIndexType(fc.IndptrType(nil), "CSX indptrType"); err != nil {
 			return nil, err
@@ -229,7 +229,7 @@ func decodeSparseTensor(fst *flatbuf.SparseTensor) (*SparseTensor, error) {
 		}
 		st.Index = x
 	default:
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: unrecognised sparse index type %d (want COO = 1, CSX = 2 or CSF = 3)", uint8(kind))
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: unrecognised sparse index type %d (want COO = 1, CSX = 2 or CSF = 3)", uint8(kind))
 	}
 	return st, nil
 }
@@ -244,7 +244,7 @@ func decodeShape(n int, get func(*flatbuf.TensorDim, int) bool, what string) ([]
 			d.Name = string(fd.Name())
 		}
 		if d.Size < 0 {
-			return nil, core.Errorf(arrowsparse.ErrShape, "wire: %s dimension %d has negative size %d", what, i, d.Size)
+			return nil, core.Errorf(arrowsparse.ErrShape, "ipc: %s dimension %d has negative size %d", what, i, d.Size)
 		}
 		shape[i] = d
 	}
@@ -264,7 +264,7 @@ var typeNames = [...]string{
 func decodeValueType(tag uint8, t flatbuffers.Table, what string) (arrow.DataType, error) {
 	switch tag {
 	case typeTagNone:
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: %s value type is NONE", what)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: %s value type is NONE", what)
 	case typeTagInt:
 		var fi flatbuf.Int
 		fi.Init(t.Bytes, t.Pos)
@@ -282,9 +282,9 @@ func decodeValueType(tag uint8, t flatbuffers.Table, what string) (arrow.DataTyp
 		}
 	}
 	if int(tag) < len(typeNames) {
-		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s value type %s (Type tag %d) is not a tensor type (want Int or FloatingPoint)", what, typeNames[tag], tag)
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: %s value type %s (Type tag %d) is not a tensor type (want Int or FloatingPoint)", what, typeNames[tag], tag)
 	}
-	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s value type has unknown Type tag %d", what, tag)
+	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: %s value type has unknown Type tag %d", what, tag)
 }
 
 func decodeIndexType(fi *flatbuf.Int, what string) (arrow.DataType, error) {
@@ -316,6 +316,6 @@ func intType(fi *flatbuf.Int, what string) (arrow.DataType, error) {
 		}
 		return arrow.PrimitiveTypes.Uint64, nil
 	default:
-		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s: Int bitWidth %d is not supported (want 8, 16, 32 or 64)", what, w)
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: %s: Int bitWidth %d is not supported (want 8, 16, 32 or 64)", what, w)
 	}
 }

@@ -105,7 +105,7 @@ const (
 // and a known index kind. It does not call Validate.
 func EncodeMetadata(m *Message) ([]byte, error) {
 	if m == nil {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: nil message")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: nil message")
 	}
 	b := newBuilder(512)
 	var header int
@@ -113,16 +113,16 @@ func EncodeMetadata(m *Message) ([]byte, error) {
 	switch m.Header {
 	case HeaderTensor:
 		if m.Tensor == nil || m.SparseTensor != nil {
-			return nil, core.Errorf(arrowsparse.ErrStructure, "wire: message with header Tensor must have Tensor set and SparseTensor nil")
+			return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: message with header Tensor must have Tensor set and SparseTensor nil")
 		}
 		header, err = b.tensor(m.Tensor)
 	case HeaderSparseTensor:
 		if m.SparseTensor == nil || m.Tensor != nil {
-			return nil, core.Errorf(arrowsparse.ErrStructure, "wire: message with header SparseTensor must have SparseTensor set and Tensor nil")
+			return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: message with header SparseTensor must have SparseTensor set and Tensor nil")
 		}
 		header, err = b.sparseTensor(m.SparseTensor)
 	default:
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: cannot encode a %s message: only Tensor and SparseTensor headers are supported", m.Header)
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: cannot encode a %s message: only Tensor and SparseTensor headers are supported", m.Header)
 	}
 	if err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func (b *builder) sparseTensor(st *SparseTensor) (int, error) {
 		}
 		kind = IndexCSX
 		if x.CompressedAxis != AxisRow && x.CompressedAxis != AxisColumn {
-			return 0, core.Errorf(arrowsparse.ErrStructure, "wire: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
+			return 0, core.Errorf(arrowsparse.ErrStructure, "ipc: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
 		}
 		indptr, err := b.intType(x.IndptrType, "CSX indptrType")
 		if err != nil {
@@ -247,7 +247,7 @@ func (b *builder) sparseTensor(st *SparseTensor) (int, error) {
 		index = b.endTable()
 	}
 	if kind == IndexNone {
-		return 0, core.Errorf(arrowsparse.ErrStructure, "wire: sparse tensor without an index (want *COOIndex, *CSXIndex or *CSFIndex)")
+		return 0, core.Errorf(arrowsparse.ErrStructure, "ipc: sparse tensor without an index (want *COOIndex, *CSXIndex or *CSFIndex)")
 	}
 	b.startTable()
 	b.addI64(sparseNonZeroLength, st.NonZeroLength, 0)
@@ -280,7 +280,7 @@ func (b *builder) dims(shape []Dim) int {
 // returns its tag and offset.
 func (b *builder) valueType(dt arrow.DataType) (uint8, int, error) {
 	if err := core.CheckValueType(dt); err != nil {
-		return 0, 0, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: value type: %w", err)
+		return 0, 0, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: value type: %w", err)
 	}
 	switch dt.ID() {
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
@@ -304,7 +304,7 @@ func (b *builder) valueType(dt arrow.DataType) (uint8, int, error) {
 func (b *builder) intType(dt arrow.DataType, what string) (int, error) {
 	width, signed, ok := intParams(dt)
 	if !ok {
-		return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s %s is not an integer type", what, typeName(dt))
+		return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: %s %s is not an integer type", what, typeName(dt))
 	}
 	b.startTable()
 	b.addI32(intBitWidth, width, 0)

@@ -62,11 +62,11 @@ func PaddedLen(n int64, align int) int64 {
 // not fit in an int32, and panics if align is not a power of two ≥ 8.
 func AppendFrame(dst, meta []byte, align int) ([]byte, error) {
 	if align < 8 || align&(align-1) != 0 {
-		panic(arrowsparse.PanicError{Msg: "wire: AppendFrame alignment must be a power of two >= 8"})
+		panic(arrowsparse.PanicError{Msg: "ipc: AppendFrame alignment must be a power of two >= 8"})
 	}
 	total := PaddedLen(int64(len(meta))+8, align)
 	if total < 0 || total-8 > math.MaxInt32 {
-		return dst, core.Errorf(arrowsparse.ErrBufferSize, "wire: metadata of %d bytes is too large for an IPC frame", len(meta))
+		return dst, core.Errorf(arrowsparse.ErrBufferSize, "ipc: metadata of %d bytes is too large for an IPC frame", len(meta))
 	}
 	m := int(total - 8)
 	dst = binary.LittleEndian.AppendUint32(dst, ContinuationMarker)
@@ -89,7 +89,7 @@ func AppendMessage(dst []byte, m *Message, body []byte) ([]byte, error) {
 		return dst, err
 	}
 	if int64(len(body)) != m.BodyLength {
-		return dst, core.Errorf(arrowsparse.ErrBufferSize, "wire: body of %d bytes for bodyLength %d", len(body), m.BodyLength)
+		return dst, core.Errorf(arrowsparse.ErrBufferSize, "ipc: body of %d bytes for bodyLength %d", len(body), m.BodyLength)
 	}
 	dst, err = AppendFrame(dst, meta, MetadataAlignment(m.Header))
 	if err != nil {
@@ -112,7 +112,7 @@ func WriteMessage(w io.Writer, m *Message, body ...[]byte) (int64, error) {
 		n += int64(len(b))
 	}
 	if n != m.BodyLength {
-		return 0, core.Errorf(arrowsparse.ErrBufferSize, "wire: body pieces of %d bytes in all for bodyLength %d", n, m.BodyLength)
+		return 0, core.Errorf(arrowsparse.ErrBufferSize, "ipc: body pieces of %d bytes in all for bodyLength %d", n, m.BodyLength)
 	}
 	head, err := AppendFrame(nil, meta, MetadataAlignment(m.Header))
 	if err != nil {
@@ -206,7 +206,7 @@ func Parse(data []byte, opts ...ReadOption) (*Frame, error) {
 	cfg := newReadConfig(opts)
 	f, err := parse(data, &cfg)
 	if err == io.EOF {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: no message: the input is empty or starts with an end-of-stream marker")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: no message: the input is empty or starts with an end-of-stream marker")
 	}
 	return f, err
 }
@@ -241,13 +241,13 @@ func readPrefix(first uint32, second func() (uint32, error)) (mlen int64, size i
 	case f > 0:
 		mlen, size, legacy = int64(f), 4, true
 	default:
-		return 0, 0, false, core.Errorf(arrowsparse.ErrStructure, "wire: invalid message prefix: negative continuation token %d (want FF FF FF FF, or a positive legacy length)", f)
+		return 0, 0, false, core.Errorf(arrowsparse.ErrStructure, "ipc: invalid message prefix: negative continuation token %d (want FF FF FF FF, or a positive legacy length)", f)
 	}
 	if mlen == 0 {
 		return 0, size, legacy, io.EOF
 	}
 	if mlen < 0 {
-		return 0, 0, false, core.Errorf(arrowsparse.ErrBufferSize, "wire: negative metadata length %d", mlen)
+		return 0, 0, false, core.Errorf(arrowsparse.ErrBufferSize, "ipc: negative metadata length %d", mlen)
 	}
 	return mlen, size, legacy, nil
 }
@@ -257,11 +257,11 @@ func parse(data []byte, cfg *readConfig) (*Frame, error) {
 		return nil, io.EOF
 	}
 	if len(data) < 4 {
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message: %d bytes left, too few for a message prefix", len(data))
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: corrupted message: %d bytes left, too few for a message prefix", len(data))
 	}
 	mlen, pfx, legacy, err := readPrefix(binary.LittleEndian.Uint32(data), func() (uint32, error) {
 		if len(data) < 8 {
-			return 0, core.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message: continuation marker without a metadata length (%d bytes left)", len(data))
+			return 0, core.Errorf(arrowsparse.ErrBufferSize, "ipc: corrupted message: continuation marker without a metadata length (%d bytes left)", len(data))
 		}
 		return binary.LittleEndian.Uint32(data[4:]), nil
 	})
@@ -299,10 +299,10 @@ func parse(data []byte, cfg *readConfig) (*Frame, error) {
 // input (avail < 0 means unknown).
 func (c *readConfig) checkMeta(mlen, avail int64) error {
 	if mlen > c.maxMeta {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: metadata length %d exceeds the limit of %d bytes (see WithMaxMetadataSize)", mlen, c.maxMeta)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: metadata length %d exceeds the limit of %d bytes (see WithMaxMetadataSize)", mlen, c.maxMeta)
 	}
 	if avail >= 0 && mlen > avail {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: metadata length %d but only %d bytes left", mlen, avail)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: truncated message: metadata length %d but only %d bytes left", mlen, avail)
 	}
 	return nil
 }
@@ -312,10 +312,10 @@ func (c *readConfig) checkMeta(mlen, avail int64) error {
 // DecodeMetadata.
 func (c *readConfig) checkBody(n, avail int64) error {
 	if n > c.maxBody {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: bodyLength %d exceeds the limit of %d bytes (see WithMaxBodySize)", n, c.maxBody)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: bodyLength %d exceeds the limit of %d bytes (see WithMaxBodySize)", n, c.maxBody)
 	}
 	if avail >= 0 && n > avail {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: bodyLength %d but only %d bytes left", n, avail)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: truncated message: bodyLength %d but only %d bytes left", n, avail)
 	}
 	return nil
 }
@@ -343,7 +343,7 @@ func SparseBodyLayout(sizes ...int64) ([]Buffer, int64, error) {
 	for i, n := range sizes {
 		p := PaddedLen(n, SparseTensorAlignment)
 		if n < 0 || p < 0 || off > math.MaxInt64-p {
-			return nil, 0, core.Errorf(arrowsparse.ErrBufferSize, "wire: body buffer %d of %d bytes cannot be laid out after %d bytes", i, n, off)
+			return nil, 0, core.Errorf(arrowsparse.ErrBufferSize, "ipc: body buffer %d of %d bytes cannot be laid out after %d bytes", i, n, off)
 		}
 		bufs[i] = Buffer{Offset: off, Length: p}
 		off += p

@@ -60,9 +60,14 @@ func (f *StreamFrame) Release() {
 type Reader struct {
 	r      io.Reader
 	cfg    readConfig
-	offset int64 // bytes consumed
-	err    error // sticky
+	offset int64  // bytes consumed
+	err    error  // sticky
+	head   []byte // the first bytes of the current message, see Head
 }
+
+// HeadLen is the number of bytes of a message's start that a Reader keeps
+// for Head.
+const HeadLen = 512
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opts ...ReadOption) *Reader {
@@ -92,44 +97,71 @@ func (r *Reader) Next() (*StreamFrame, error) {
 func ReadMessage(r io.Reader, opts ...ReadOption) (*StreamFrame, error) {
 	f, err := NewReader(r, opts...).Next()
 	if err == io.EOF {
-		return nil, core.Errorf(arrowsparse.ErrStructure, "wire: no message: the input is empty or starts with an end-of-stream marker")
+		return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: no message: the input is empty or starts with an end-of-stream marker")
 	}
 	return f, err
 }
 
+// Head returns the first bytes of the message that the last call of Next
+// read or failed to read: after a failure in the framing (prefix, metadata
+// length, metadata), up to HeadLen bytes, read on from the input if needed,
+// so that the caller can tell what the input holds instead of a message.
+// It aliases the reader's memory until the next call of Next.
+func (r *Reader) Head() []byte { return r.head }
+
+// framing finishes an error in the framing of a message: it fills the head
+// up to HeadLen bytes from the input (the reader is failing anyway) and
+// returns err.
+func (r *Reader) framing(err error) error {
+	if k := HeadLen - len(r.head); k > 0 {
+		more := make([]byte, k)
+		n, _ := io.ReadFull(r.r, more)
+		r.offset += int64(n)
+		r.head = append(r.head, more[:n]...)
+	}
+	return err
+}
+
 func (r *Reader) next() (*StreamFrame, error) {
+	r.head = r.head[:0]
 	var word [4]byte
 	n, err := io.ReadFull(r.r, word[:])
 	r.offset += int64(n)
+	r.head = append(r.head, word[:n]...)
 	switch {
 	case err == io.EOF:
 		return nil, io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
+		return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: corrupted message at offset %d: %d bytes left, too few for a message prefix", r.offset-int64(n), n)
 	case err != nil:
-		return nil, fmt.Errorf("wire: reading message prefix: %w", err)
+		return nil, fmt.Errorf("ipc: reading message prefix: %w", err)
 	}
 	mlen, _, legacy, err := readPrefix(binary.LittleEndian.Uint32(word[:]), func() (uint32, error) {
 		n, err := io.ReadFull(r.r, word[:])
 		r.offset += int64(n)
+		r.head = append(r.head, word[:n]...)
 		if err != nil {
 			return 0, r.shortRead(err, "metadata length", 4, n)
 		}
 		return binary.LittleEndian.Uint32(word[:]), nil
 	})
-	if err != nil {
+	if err == io.EOF {
 		return nil, err
 	}
+	if err != nil {
+		return nil, r.framing(err)
+	}
 	if err := r.cfg.checkMeta(mlen, r.remaining()); err != nil {
-		return nil, err
+		return nil, r.framing(err)
 	}
 	meta, err := r.readMeta(int(mlen))
 	if err != nil {
-		return nil, err
+		return nil, r.framing(err)
 	}
+	r.head = append(r.head, meta[:min(len(meta), HeadLen)]...)
 	msg, err := DecodeMetadata(meta)
 	if err != nil {
-		return nil, err
+		return nil, r.framing(err)
 	}
 	if err := r.cfg.checkBody(msg.BodyLength, r.remaining()); err != nil {
 		return nil, err
@@ -144,9 +176,9 @@ func (r *Reader) next() (*StreamFrame, error) {
 // shortRead turns an error of io.ReadFull into the reader's error.
 func (r *Reader) shortRead(err error, what string, want int64, got int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: truncated message: expected %d bytes of %s, got %d: %w", want, what, got, io.ErrUnexpectedEOF)
 	}
-	return fmt.Errorf("wire: reading %s: %w", what, err)
+	return fmt.Errorf("ipc: reading %s: %w", what, err)
 }
 
 // remaining returns the number of bytes left in the input, or -1 if the
@@ -188,6 +220,7 @@ func (r *Reader) readMeta(n int) ([]byte, error) {
 		got += k
 		r.offset += int64(k)
 		if err != nil {
+			r.head = append(r.head, buf[:min(got, max(0, HeadLen-len(r.head)))]...)
 			return nil, r.shortRead(err, "metadata", int64(n), got)
 		}
 		if got == n {

@@ -53,31 +53,31 @@ import (
 // ignores it for CSF.
 func (m *Message) Validate() error {
 	if m == nil {
-		return core.Errorf(arrowsparse.ErrStructure, "wire: nil message")
+		return core.Errorf(arrowsparse.ErrStructure, "ipc: nil message")
 	}
 	if m.BodyLength < 0 {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: negative bodyLength %d", m.BodyLength)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: negative bodyLength %d", m.BodyLength)
 	}
 	switch m.Header {
 	case HeaderTensor:
 		if m.Tensor == nil {
-			return core.Errorf(arrowsparse.ErrStructure, "wire: Tensor message without Tensor metadata")
+			return core.Errorf(arrowsparse.ErrStructure, "ipc: Tensor message without Tensor metadata")
 		}
 		return m.Tensor.validate(m.BodyLength)
 	case HeaderSparseTensor:
 		if m.SparseTensor == nil {
-			return core.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor message without SparseTensor metadata")
+			return core.Errorf(arrowsparse.ErrStructure, "ipc: SparseTensor message without SparseTensor metadata")
 		}
 		return m.SparseTensor.validate(m.BodyLength)
 	}
-	return core.Errorf(arrowsparse.ErrStructure, "wire: %s message is not a tensor message", m.Header)
+	return core.Errorf(arrowsparse.ErrStructure, "ipc: %s message is not a tensor message", m.Header)
 }
 
 func checkShape(shape []Dim, what string) ([]int64, error) {
 	sizes := make([]int64, len(shape))
 	for i, d := range shape {
 		if d.Size < 0 {
-			return nil, core.Errorf(arrowsparse.ErrShape, "wire: %s dimension %d has negative size %d", what, i, d.Size)
+			return nil, core.Errorf(arrowsparse.ErrShape, "ipc: %s dimension %d has negative size %d", what, i, d.Size)
 		}
 		sizes[i] = d.Size
 	}
@@ -102,15 +102,15 @@ func (t *Tensor) validate(bodyLen int64) error {
 		// Row-major: the data is n·w contiguous bytes.
 		size, ok := core.MulInt64(n, w)
 		if !ok {
-			return core.Errorf(arrowsparse.ErrOverflow, "wire: Tensor of %d elements of %d bytes overflows int64", n, w)
+			return core.Errorf(arrowsparse.ErrOverflow, "ipc: Tensor of %d elements of %d bytes overflows int64", n, w)
 		}
 		if size > bodyLen {
-			return core.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor of %d elements of %d bytes needs %d bytes but bodyLength is %d", n, w, size, bodyLen)
+			return core.Errorf(arrowsparse.ErrBufferSize, "ipc: Tensor of %d elements of %d bytes needs %d bytes but bodyLength is %d", n, w, size, bodyLen)
 		}
 		return nil
 	}
 	if len(strides) != len(sizes) {
-		return core.Errorf(arrowsparse.ErrShape, "wire: Tensor has %d strides for %d dimensions", len(strides), len(sizes))
+		return core.Errorf(arrowsparse.ErrShape, "ipc: Tensor has %d strides for %d dimensions", len(strides), len(sizes))
 	}
 	if n == 0 {
 		return nil // a zero-size tensor addresses nothing
@@ -121,18 +121,18 @@ func (t *Tensor) validate(bodyLen int64) error {
 			continue
 		}
 		if s < 0 {
-			return core.Errorf(arrowsparse.ErrShape, "wire: Tensor stride %d is negative (%d); negative strides are not supported", i, s)
+			return core.Errorf(arrowsparse.ErrShape, "ipc: Tensor stride %d is negative (%d); negative strides are not supported", i, s)
 		}
 		step, ok := core.MulInt64(sizes[i]-1, s)
 		if ok {
 			last, ok = core.AddInt64(last, step)
 		}
 		if !ok {
-			return core.Errorf(arrowsparse.ErrOverflow, "wire: Tensor strides %v with shape %v overflow int64", strides, sizes)
+			return core.Errorf(arrowsparse.ErrOverflow, "ipc: Tensor strides %v with shape %v overflow int64", strides, sizes)
 		}
 	}
 	if end, ok := core.AddInt64(last, w); !ok || end > bodyLen {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: Tensor shape %v with strides %v addresses bytes up to %d but bodyLength is %d", sizes, strides, last+w, bodyLen)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: Tensor shape %v with strides %v addresses bytes up to %d but bodyLength is %d", sizes, strides, last+w, bodyLen)
 	}
 	return nil
 }
@@ -141,11 +141,11 @@ func (t *Tensor) validate(bodyLen int64) error {
 // number of bytes it covers (its Length, or more for CSF element counts).
 func inBody(b Buffer, extent, bodyLen int64, what string) error {
 	if b.Offset < 0 || b.Length < 0 {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} has a negative offset or length", what, b.Offset, b.Length)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s {offset %d, length %d} has a negative offset or length", what, b.Offset, b.Length)
 	}
 	end, ok := core.AddInt64(b.Offset, extent)
 	if !ok || end > bodyLen {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s {offset %d, length %d} ends past the %d-byte body", what, b.Offset, b.Length, bodyLen)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s {offset %d, length %d} ends past the %d-byte body", what, b.Offset, b.Length, bodyLen)
 	}
 	return nil
 }
@@ -154,10 +154,10 @@ func inBody(b Buffer, extent, bodyLen int64, what string) error {
 func needBytes(buf Buffer, count, w int64, what string) error {
 	need, ok := core.MulInt64(count, w)
 	if !ok {
-		return core.Errorf(arrowsparse.ErrOverflow, "wire: %s: %d elements of %d bytes overflow int64", what, count, w)
+		return core.Errorf(arrowsparse.ErrOverflow, "ipc: %s: %d elements of %d bytes overflow int64", what, count, w)
 	}
 	if buf.Length < need {
-		return core.Errorf(arrowsparse.ErrBufferSize, "wire: %s has %d bytes, too few for %d elements of %d bytes", what, buf.Length, count, w)
+		return core.Errorf(arrowsparse.ErrBufferSize, "ipc: %s has %d bytes, too few for %d elements of %d bytes", what, buf.Length, count, w)
 	}
 	return nil
 }
@@ -166,7 +166,7 @@ func needBytes(buf Buffer, count, w int64, what string) error {
 // index type that holds max; what names the quantity.
 func checkIndexFits(dt arrow.DataType, max int64, field, what string) error {
 	if err := core.CheckIndexFits(dt, max, what); err != nil {
-		return core.Errorf(arrowsparse.ErrUnsupportedType, "wire: %s: %w", field, err)
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: %s: %w", field, err)
 	}
 	return nil
 }
@@ -180,13 +180,13 @@ func (st *SparseTensor) validate(bodyLen int64) error {
 		return err
 	}
 	if st.NonZeroLength < 0 {
-		return core.Errorf(arrowsparse.ErrShape, "wire: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
+		return core.Errorf(arrowsparse.ErrShape, "ipc: SparseTensor has negative non_zero_length %d", st.NonZeroLength)
 	}
 	if err := inBody(st.Data, st.Data.Length, bodyLen, "SparseTensor data buffer"); err != nil {
 		return err
 	}
 	if st.Data.Offset%8 != 0 {
-		return core.Errorf(arrowsparse.ErrAlignment, "wire: SparseTensor data buffer offset %d is not a multiple of 8", st.Data.Offset)
+		return core.Errorf(arrowsparse.ErrAlignment, "ipc: SparseTensor data buffer offset %d is not a multiple of 8", st.Data.Offset)
 	}
 	ndim := int64(len(sizes))
 	nnz := st.NonZeroLength
@@ -208,7 +208,7 @@ func (st *SparseTensor) validate(bodyLen int64) error {
 		_, _, err := x.validate(ndim, bodyLen)
 		return err
 	}
-	return core.Errorf(arrowsparse.ErrStructure, "wire: SparseTensor without an index")
+	return core.Errorf(arrowsparse.ErrStructure, "ipc: SparseTensor without an index")
 }
 
 func (x *COOIndex) validate(sizes []int64, nnz, bodyLen int64) error {
@@ -219,17 +219,17 @@ func (x *COOIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	w := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if len(x.IndicesStrides) > 0 {
 		if len(x.IndicesStrides) != 2 {
-			return core.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides has %d entries, want 2 (for the N × ndim coordinate matrix)", len(x.IndicesStrides))
+			return core.Errorf(arrowsparse.ErrShape, "ipc: COO indicesStrides has %d entries, want 2 (for the N × ndim coordinate matrix)", len(x.IndicesStrides))
 		}
 		row, col := COOStrides(nnz, ndim, w)
 		s := [2]int64{x.IndicesStrides[0], x.IndicesStrides[1]}
 		if s != row && s != col {
-			return core.Errorf(arrowsparse.ErrShape, "wire: COO indicesStrides %v are neither row-major %v nor column-major %v for a %d × %d coordinate matrix of %d-byte indices", x.IndicesStrides, row, col, nnz, ndim, w)
+			return core.Errorf(arrowsparse.ErrShape, "ipc: COO indicesStrides %v are neither row-major %v nor column-major %v for a %d × %d coordinate matrix of %d-byte indices", x.IndicesStrides, row, col, nnz, ndim, w)
 		}
 	}
 	count, ok := core.MulInt64(nnz, ndim)
 	if !ok {
-		return core.Errorf(arrowsparse.ErrOverflow, "wire: COO coordinate matrix %d × %d overflows int64", nnz, ndim)
+		return core.Errorf(arrowsparse.ErrOverflow, "ipc: COO coordinate matrix %d × %d overflows int64", nnz, ndim)
 	}
 	if err := needBytes(x.IndicesBuffer, count, w, "COO indicesBuffer"); err != nil {
 		return err
@@ -250,17 +250,17 @@ func COOStrides(n, ndim, w int64) (rowMajor, colMajor [2]int64) {
 
 func (x *CSXIndex) validate(sizes []int64, nnz, bodyLen int64) error {
 	if len(sizes) != 2 {
-		return core.Errorf(arrowsparse.ErrShape, "wire: a CSR/CSC index needs a 2-d shape, got %d dimensions", len(sizes))
+		return core.Errorf(arrowsparse.ErrShape, "ipc: a CSR/CSC index needs a 2-d shape, got %d dimensions", len(sizes))
 	}
 	axis := 0
 	if x.CompressedAxis == AxisColumn {
 		axis = 1
 	} else if x.CompressedAxis != AxisRow {
-		return core.Errorf(arrowsparse.ErrStructure, "wire: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
+		return core.Errorf(arrowsparse.ErrStructure, "ipc: CSX compressedAxis %d is neither Row (0) nor Column (1)", int16(x.CompressedAxis))
 	}
 	nptr, ok := core.AddInt64(sizes[axis], 1)
 	if !ok {
-		return core.Errorf(arrowsparse.ErrOverflow, "wire: CSX dimension %d overflows", sizes[axis])
+		return core.Errorf(arrowsparse.ErrOverflow, "ipc: CSX dimension %d overflows", sizes[axis])
 	}
 	if err := checkIndexFits(x.IndptrType, nptr, "CSX indptrType", "the indptr length"); err != nil {
 		return err
@@ -314,12 +314,12 @@ func (u CSFLengthUnit) String() string {
 // neither holds, or that x has no levels or unsupported index types.
 func DetectCSFLengthUnit(x *CSFIndex) (CSFLengthUnit, error) {
 	if x == nil || len(x.IndptrBuffers) == 0 || len(x.IndicesBuffers) == 0 {
-		return 0, core.Errorf(arrowsparse.ErrStructure, "wire: CSF index without indptr or indices buffers")
+		return 0, core.Errorf(arrowsparse.ErrStructure, "ipc: CSF index without indptr or indices buffers")
 	}
 	wp := int64(arrowsparse.ByteWidth(x.IndptrType))
 	wi := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if wp == 0 || wi == 0 {
-		return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
+		return 0, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
 	}
 	lp, li := x.IndptrBuffers[0].Length, x.IndicesBuffers[0].Length
 	if li >= 0 && lp == li+1 {
@@ -328,7 +328,7 @@ func DetectCSFLengthUnit(x *CSFIndex) (CSFLengthUnit, error) {
 	if lp >= 0 && li >= 0 && lp%wp == 0 && li%wi == 0 && lp/wp == li/wi+1 {
 		return CSFLengthBytes, nil
 	}
-	return 0, core.Errorf(arrowsparse.ErrStructure, "wire: CSF buffer lengths %d (indptr[0]) and %d (indices[0]) are neither element counts (want %d = %d+1) nor byte sizes of %d- and %d-byte integers with one more indptr entry", lp, li, lp, li, wp, wi)
+	return 0, core.Errorf(arrowsparse.ErrStructure, "ipc: CSF buffer lengths %d (indptr[0]) and %d (indices[0]) are neither element counts (want %d = %d+1) nor byte sizes of %d- and %d-byte integers with one more indptr entry", lp, li, lp, li, wp, wi)
 }
 
 // CSFCounts returns the number of entries of every indptr and indices
@@ -338,24 +338,24 @@ func CSFCounts(x *CSFIndex, unit CSFLengthUnit) (indptr, indices []int64, err er
 	wp := int64(arrowsparse.ByteWidth(x.IndptrType))
 	wi := int64(arrowsparse.ByteWidth(x.IndicesType))
 	if wp == 0 || wi == 0 {
-		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: CSF index types %s and %s must be integer types", typeName(x.IndptrType), typeName(x.IndicesType))
 	}
 	conv := func(bufs []Buffer, w int64, what string) ([]int64, error) {
 		out := make([]int64, len(bufs))
 		for i, b := range bufs {
 			if b.Length < 0 {
-				return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] has negative length %d", what, i, b.Length)
+				return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: CSF %s[%d] has negative length %d", what, i, b.Length)
 			}
 			switch unit {
 			case CSFLengthElements:
 				out[i] = b.Length
 			case CSFLengthBytes:
 				if b.Length%w != 0 {
-					return nil, core.Errorf(arrowsparse.ErrBufferSize, "wire: CSF %s[%d] length %d is not a multiple of the %d-byte width", what, i, b.Length, w)
+					return nil, core.Errorf(arrowsparse.ErrBufferSize, "ipc: CSF %s[%d] length %d is not a multiple of the %d-byte width", what, i, b.Length, w)
 				}
 				out[i] = b.Length / w
 			default:
-				return nil, core.Errorf(arrowsparse.ErrStructure, "wire: unknown CSF length unit %d", unit)
+				return nil, core.Errorf(arrowsparse.ErrStructure, "ipc: unknown CSF length unit %d", unit)
 			}
 		}
 		return out, nil
@@ -371,10 +371,10 @@ func CSFCounts(x *CSFIndex, unit CSFLengthUnit) (indptr, indices []int64, err er
 
 func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err error) {
 	if ndim < 2 {
-		return nil, nil, core.Errorf(arrowsparse.ErrShape, "wire: a CSF index needs at least 2 dimensions, got %d", ndim)
+		return nil, nil, core.Errorf(arrowsparse.ErrShape, "ipc: a CSF index needs at least 2 dimensions, got %d", ndim)
 	}
 	if int64(len(x.IndptrBuffers)) != ndim-1 || int64(len(x.IndicesBuffers)) != ndim || int64(len(x.AxisOrder)) != ndim {
-		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "wire: inconsistent CSF index: %d indptr buffers, %d indices buffers and %d axisOrder entries for %d dimensions (want %d, %d, %d)",
+		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "ipc: inconsistent CSF index: %d indptr buffers, %d indices buffers and %d axisOrder entries for %d dimensions (want %d, %d, %d)",
 			len(x.IndptrBuffers), len(x.IndicesBuffers), len(x.AxisOrder), ndim, ndim-1, ndim, ndim)
 	}
 	perm := make([]int, len(x.AxisOrder))
@@ -382,13 +382,13 @@ func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err e
 		perm[i] = int(a)
 	}
 	if err := core.CheckPermutation(perm, int(ndim), "CSF axisOrder"); err != nil {
-		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "wire: %w", err)
+		return nil, nil, core.Errorf(arrowsparse.ErrStructure, "ipc: %w", err)
 	}
 	if err := core.CheckIndexType(x.IndptrType); err != nil {
-		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indptrType: %w", err)
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: CSF indptrType: %w", err)
 	}
 	if err := core.CheckIndexType(x.IndicesType); err != nil {
-		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "wire: CSF indicesType: %w", err)
+		return nil, nil, core.Errorf(arrowsparse.ErrUnsupportedType, "ipc: CSF indicesType: %w", err)
 	}
 	unit, err := DetectCSFLengthUnit(x)
 	if err != nil {
@@ -403,7 +403,7 @@ func (x *CSFIndex) validate(ndim, bodyLen int64) (indptr, indices []int64, err e
 		for i, b := range bufs {
 			extent, ok := core.MulInt64(counts[i], w)
 			if !ok {
-				return core.Errorf(arrowsparse.ErrOverflow, "wire: CSF %s[%d]: %d elements overflow", what, i, counts[i])
+				return core.Errorf(arrowsparse.ErrOverflow, "ipc: CSF %s[%d]: %d elements overflow", what, i, counts[i])
 			}
 			if err := inBody(b, extent, bodyLen, "CSF "+what+"["+strconv.Itoa(i)+"]"); err != nil {
 				return err

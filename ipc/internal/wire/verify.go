@@ -42,7 +42,7 @@ type vtable struct {
 }
 
 func (v *verifier) errorf(format string, args ...any) error {
-	return core.Errorf(arrowsparse.ErrStructure, "wire: invalid flatbuffer metadata: "+format, args...)
+	return core.Errorf(arrowsparse.ErrStructure, "ipc: invalid flatbuffer metadata: "+format, args...)
 }
 
 // inRange reports whether n bytes at pos lie inside the buffer, with the C++

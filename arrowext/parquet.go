@@ -1,0 +1,475 @@
+package arrowext
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/internal/core"
+)
+
+// arrowSchemaKey is the key of the Arrow schema that Arrow writers store in
+// a Parquet file's key-value metadata (base64 of an IPC schema message).
+const arrowSchemaKey = "ARROW:schema"
+
+// WriteParquet writes a table as a Parquet file from which Arrow C++,
+// pyarrow and ReadParquet restore its extension types.
+//
+// arrow-go's pqarrow cannot write extension types whose storage is nested,
+// as both tensor types' is, nor FixedSizeList columns with null rows. So
+// each extension column is written as its storage, its FixedSizeLists as
+// the Lists that Parquet stores them as anyway, and the Arrow schema stored
+// in the file (ARROW:schema) gives each such field its storage type with
+// ARROW:extension:name and ARROW:extension:metadata in the field metadata,
+// which makes it an extension field for every Arrow reader. The Parquet
+// data is what Arrow C++ writes for the same column. The values are written
+// from the column's buffers, except that the rows under nulls are left out
+// (a copy of the others, only for columns with null rows). Columns of other
+// types are written as pqarrow writes them.
+//
+// Dictionary encoding is off (tensor values seldom repeat); row groups hold
+// WithRowGroupLength rows; pages are compressed as WithCompression says.
+// Like the IPC writers, WriteParquet does not close w.
+func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
+	c := newWriteConfig(opts)
+	var codec compress.Compression
+	switch c.compression {
+	case Uncompressed:
+		codec = compress.Codecs.Uncompressed
+	case LZ4:
+		codec = compress.Codecs.Lz4Raw
+	case Zstd:
+		codec = compress.Codecs.Zstd
+	case Snappy:
+		codec = compress.Codecs.Snappy
+	default:
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "arrowext: unknown compression %d", c.compression)
+	}
+	stored, data, err := parquetTables(c.mem, tbl)
+	if err != nil {
+		return err
+	}
+	defer stored.Release()
+	defer data.Release()
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(c.mem),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithCompression(codec),
+		parquet.WithMaxRowGroupLength(c.rowGroupLen),
+	)
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(c.mem))
+	// Hide w's Close, if it has one: arrow-go's Parquet writer closes its
+	// sink, and the caller owns w.
+	fw, err := pqarrow.NewFileWriter(data.Schema(), struct{ io.Writer }{w}, props, aprops)
+	if err != nil {
+		return writeError("writing a Parquet file", err)
+	}
+	schema := flight.SerializeSchema(stored.Schema(), c.mem)
+	if err := fw.AppendKeyValueMetadata(arrowSchemaKey, base64.StdEncoding.EncodeToString(schema)); err != nil {
+		fw.Close()
+		return writeError("writing a Parquet file", err)
+	}
+	// Write in slices of about sliceValues leaf values into buffered row
+	// groups of rowGroupLen rows: arrow-go's encoders zero the whole of
+	// their pooled buffers at every page, so buffers grown for a whole row
+	// group's levels make every page cost as much as the row group (a
+	// 10M-element column wrote 3 to 5 times slower in one piece).
+	tr := array.NewTableReader(data, sliceRows(data))
+	defer tr.Release()
+	for tr.Next() {
+		if err := fw.WriteBuffered(tr.RecordBatch()); err != nil {
+			fw.Close()
+			return writeError("writing a Parquet file", err)
+		}
+	}
+	if err := tr.Err(); err != nil {
+		fw.Close()
+		return writeError("writing a Parquet file", err)
+	}
+	return writeError("writing a Parquet file", fw.Close())
+}
+
+// sliceValues is the number of leaf values WriteParquet hands pqarrow at a
+// time.
+const sliceValues = 1 << 20
+
+// sliceRows returns the number of rows of a table that hold about
+// sliceValues leaf values in its widest column, at least 1.
+func sliceRows(tbl arrow.Table) int64 {
+	rows := tbl.NumRows()
+	widest := rows
+	for i := range int(tbl.NumCols()) {
+		n := int64(0)
+		for _, ch := range tbl.Column(i).Data().Chunks() {
+			n += leafValues(ch.Data())
+		}
+		widest = max(widest, n)
+	}
+	if widest <= sliceValues || rows == 0 {
+		return max(rows, 1)
+	}
+	return max(rows*sliceValues/widest, 1)
+}
+
+// leafValues is the number of values at the leaves of array data: its
+// length for flat data, the largest of its children's otherwise.
+func leafValues(d arrow.ArrayData) int64 {
+	n := int64(d.Len())
+	for _, c := range d.Children() {
+		n = max(n, leafValues(c))
+	}
+	return n
+}
+
+// parquetTables returns the table to store the schema of (each extension
+// column replaced by its storage, the extension's name and metadata in the
+// field metadata) and the table to write (the same columns in the form
+// pqarrow writes, see writable).
+func parquetTables(mem memory.Allocator, tbl arrow.Table) (stored, data arrow.Table, err error) {
+	schema := tbl.Schema()
+	n := int(tbl.NumCols())
+	sFields := make([]arrow.Field, n)
+	dFields := make([]arrow.Field, n)
+	sCols := make([]arrow.Column, 0, n)
+	dCols := make([]arrow.Column, 0, n)
+	defer func() {
+		for i := range sCols {
+			sCols[i].Release()
+		}
+		for i := range dCols {
+			dCols[i].Release()
+		}
+	}()
+	for i := range n {
+		f := schema.Field(i)
+		col := tbl.Column(i).Data()
+		ext, isExt := f.Type.(arrow.ExtensionType)
+		if !isExt {
+			sFields[i], dFields[i] = f, f
+			sCols = append(sCols, *arrow.NewColumn(f, col))
+			dCols = append(dCols, *arrow.NewColumn(f, col))
+			continue
+		}
+		storage := make([]arrow.Array, 0, len(col.Chunks()))
+		conv := make([]arrow.Array, 0, len(col.Chunks()))
+		release := func() {
+			for _, a := range conv {
+				a.Release()
+			}
+		}
+		for _, ch := range col.Chunks() {
+			st := ch.(array.ExtensionArray).Storage()
+			w, err := writable(mem, st, nil)
+			if err != nil {
+				release()
+				return nil, nil, core.Errorf(arrowsparse.ErrStructure, "column %q: %w", f.Name, err)
+			}
+			storage = append(storage, st)
+			conv = append(conv, w)
+		}
+		sFields[i] = arrow.Field{Name: f.Name, Type: ext.StorageType(), Nullable: f.Nullable,
+			Metadata: withExtensionKeys(f.Metadata, ext.ExtensionName(), ext.Serialize())}
+		dFields[i] = arrow.Field{Name: f.Name, Type: writableType(ext.StorageType()), Nullable: f.Nullable}
+		sc := arrow.NewChunked(sFields[i].Type, storage)
+		dc := arrow.NewChunked(dFields[i].Type, conv)
+		release()
+		sCols = append(sCols, *arrow.NewColumn(sFields[i], sc))
+		dCols = append(dCols, *arrow.NewColumn(dFields[i], dc))
+		sc.Release()
+		dc.Release()
+	}
+	md := schema.Metadata()
+	stored = array.NewTable(arrow.NewSchema(sFields, &md), sCols, tbl.NumRows())
+	data = array.NewTable(arrow.NewSchema(dFields, &md), dCols, tbl.NumRows())
+	return stored, data, nil
+}
+
+// writableType is the type of writable's result for an array of type dt:
+// FixedSizeLists become Lists of the same element field, throughout.
+func writableType(dt arrow.DataType) arrow.DataType {
+	switch t := dt.(type) {
+	case *arrow.FixedSizeListType:
+		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
+	case *arrow.ListType:
+		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
+	case *arrow.StructType:
+		fields := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			fields[i] = withType(f, writableType(f.Type))
+		}
+		return arrow.StructOf(fields...)
+	}
+	return dt
+}
+
+func withType(f arrow.Field, dt arrow.DataType) arrow.Field {
+	f.Type = dt
+	return f
+}
+
+// writable returns arr in a form pqarrow writes: FixedSizeLists become
+// Lists, and every list slot that is null, or under a null slot of an
+// ancestor, is empty. Parquet cannot store values under a null slot
+// anyway, so the file is the same; pqarrow refuses null slots with values.
+// valid, when not nil, says which slots the ancestors leave valid. Lists
+// whose null slots are empty keep their buffers; the values of valid slots
+// are sliced, and concatenated (a copy) only when null slots break them
+// into several runs. The result must be released by the caller.
+func writable(mem memory.Allocator, arr arrow.Array, valid []bool) (arrow.Array, error) {
+	switch a := arr.(type) {
+	case *array.FixedSizeList:
+		t := a.DataType().(*arrow.FixedSizeListType)
+		size := int64(t.Len())
+		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
+			start := (int64(a.Offset()) + int64(i)) * size
+			return start, start + size
+		})
+	case *array.List:
+		t := a.DataType().(*arrow.ListType)
+		offs := a.Offsets() // the whole buffer: slot i is at a.Offset()+i
+		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
+			j := a.Offset() + i
+			if j+1 >= len(offs) {
+				return -1, -1
+			}
+			return int64(offs[j]), int64(offs[j+1])
+		})
+	case *array.Struct:
+		n := a.Len()
+		eff := effective(a, valid)
+		children := make([]arrow.ArrayData, a.NumField())
+		defer func() {
+			for _, c := range children {
+				if c != nil {
+					c.Release()
+				}
+			}
+		}()
+		for k := range children {
+			w, err := writable(mem, a.Field(k), eff)
+			if err != nil {
+				return nil, err
+			}
+			children[k] = w.Data()
+			children[k].Retain()
+			w.Release()
+		}
+		var bitmap *memory.Buffer
+		if a.NullN() > 0 {
+			bitmap = validityOf(mem, a)
+			defer bitmap.Release()
+		}
+		data := array.NewData(writableType(a.DataType()), n, []*memory.Buffer{bitmap}, children, a.NullN(), 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
+	}
+	arr.Retain()
+	return arr, nil
+}
+
+// effective returns which slots of a are valid and under valid ancestors,
+// or nil when all are.
+func effective(a arrow.Array, valid []bool) []bool {
+	if a.NullN() == 0 {
+		return valid
+	}
+	eff := make([]bool, a.Len())
+	for i := range eff {
+		eff[i] = a.IsValid(i) && (valid == nil || valid[i])
+	}
+	return eff
+}
+
+// listWritable builds the List form of a list-like array a whose slot i
+// spans child values span(i) (negative when the offsets are too short),
+// with the null (or ancestor-null) slots empty.
+func listWritable(mem memory.Allocator, a arrow.Array, elem arrow.Field, values arrow.Array, valid []bool, span func(int) (int64, int64)) (arrow.Array, error) {
+	n := a.Len()
+	eff := effective(a, valid)
+	if n == 0 {
+		eff = nil
+	}
+	// Runs of child values to keep, and the new offsets.
+	offsets := memory.NewResizableBuffer(mem)
+	defer offsets.Release()
+	offsets.Resize((n + 1) * 4)
+	offs := arrow.Int32Traits.CastFromBytes(offsets.Bytes())
+	var runs [][2]int64
+	total := int64(0)
+	for i := range n {
+		offs[i] = int32(total)
+		if eff != nil && !eff[i] {
+			continue
+		}
+		lo, hi := span(i)
+		if lo < 0 || hi < lo || hi > int64(values.Len()) {
+			return nil, core.Errorf(arrowsparse.ErrStructure, "list slot %d spans values %d..%d of %d", i, lo, hi, values.Len())
+		}
+		if total+hi-lo > 1<<31-1 {
+			return nil, core.Errorf(arrowsparse.ErrShape, "a column of more than 2^31-1 values cannot be written as a Parquet list here")
+		}
+		if k := len(runs) - 1; k >= 0 && runs[k][1] == lo {
+			runs[k][1] = hi
+		} else if hi > lo {
+			runs = append(runs, [2]int64{lo, hi})
+		}
+		total += hi - lo
+	}
+	offs[n] = int32(total)
+	var child arrow.Array
+	switch len(runs) {
+	case 0:
+		child = array.NewSlice(values, 0, 0)
+	case 1:
+		child = array.NewSlice(values, runs[0][0], runs[0][1])
+	default:
+		parts := make([]arrow.Array, len(runs))
+		for k, r := range runs {
+			parts[k] = array.NewSlice(values, r[0], r[1])
+		}
+		var err error
+		child, err = array.Concatenate(parts, mem)
+		for _, p := range parts {
+			p.Release()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer child.Release()
+	wchild, err := writable(mem, child, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer wchild.Release()
+	var bitmap *memory.Buffer
+	nulls := 0
+	if eff != nil {
+		bitmap = boolBitmap(mem, eff)
+		defer bitmap.Release()
+		for _, ok := range eff {
+			if !ok {
+				nulls++
+			}
+		}
+	}
+	data := array.NewData(arrow.ListOfField(withType(elem, wchild.DataType())), n,
+		[]*memory.Buffer{bitmap, offsets}, []arrow.ArrayData{wchild.Data()}, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// withExtensionKeys returns md with the two extension keys set, first.
+func withExtensionKeys(md arrow.Metadata, name, metadata string) arrow.Metadata {
+	keys := []string{ExtensionNameKey, ExtensionMetadataKey}
+	vals := []string{name, metadata}
+	rest := withoutExtensionKeys(md)
+	keys = append(keys, rest.Keys()...)
+	vals = append(vals, rest.Values()...)
+	return arrow.NewMetadata(keys, vals)
+}
+
+// boolBitmap returns a validity bitmap from mem with bit i set when ok[i].
+func boolBitmap(mem memory.Allocator, ok []bool) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(bitutil.BytesForBits(int64(len(ok)))))
+	clear(b.Bytes())
+	for i, v := range ok {
+		if v {
+			bitutil.SetBit(b.Bytes(), i)
+		}
+	}
+	return b
+}
+
+// validityOf returns a's own validity as a bitmap from offset 0.
+func validityOf(mem memory.Allocator, a arrow.Array) *memory.Buffer {
+	ok := make([]bool, a.Len())
+	for i := range ok {
+		ok[i] = a.IsValid(i)
+	}
+	return boolBitmap(mem, ok)
+}
+
+// ReadParquet reads a Parquet file into a table, restoring the extension
+// types of this package from the Arrow schema stored in the file (by this
+// package's WriteParquet or by Arrow C++/pyarrow), whether or not the types
+// are registered: pqarrow restores a registered extension type only in
+// some cases, and keeps an unregistered one as storage plus the two keys.
+// Files without a stored schema are read as pqarrow reads them. The buffers
+// come from the allocator of WithAllocator. The table must be released by
+// the caller.
+func ReadParquet(r parquet.ReaderAtSeeker, opts ...ReadOption) (arrow.Table, error) {
+	c := newReadConfig(opts)
+	return safely("reading a Parquet file", func() (arrow.Table, error) { return readParquet(r, c) })
+}
+
+func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
+	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(c.mem)))
+	if err != nil {
+		return nil, readError("reading a Parquet file", err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, c.mem)
+	if err != nil {
+		return nil, readError("reading a Parquet file", err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		return nil, readError("reading a Parquet file", err)
+	}
+	defer tbl.Release()
+	origin := fr.Manifest.OriginSchema
+	if origin == nil || origin.NumFields() != int(tbl.NumCols()) {
+		return checkedTable(RewrapTable(tbl))
+	}
+	// Give each column the extension keys of its origin field, then
+	// re-wrap.
+	schema := tbl.Schema()
+	fields := make([]arrow.Field, schema.NumFields())
+	for i := range fields {
+		f := schema.Field(i)
+		of := origin.Field(i)
+		name, md := "", ""
+		if ext, ok := of.Type.(arrow.ExtensionType); ok {
+			name, md = ext.ExtensionName(), ext.Serialize()
+		} else if k := of.Metadata.FindKey(ExtensionNameKey); k >= 0 {
+			name = of.Metadata.Values()[k]
+			if j := of.Metadata.FindKey(ExtensionMetadataKey); j >= 0 {
+				md = of.Metadata.Values()[j]
+			}
+		}
+		if Implements(name) {
+			if ext, ok := f.Type.(arrow.ExtensionType); ok && ours(ext) {
+				fields[i] = f
+				continue
+			}
+			f.Metadata = withExtensionKeys(f.Metadata, name, md)
+		}
+		fields[i] = f
+	}
+	cols := make([]arrow.Column, len(fields))
+	for i := range cols {
+		cols[i] = *arrow.NewColumn(fields[i], tbl.Column(i).Data())
+	}
+	defer func() {
+		for i := range cols {
+			cols[i].Release()
+		}
+	}()
+	md := origin.Metadata() // pqarrow's ReadTable drops the schema's metadata
+	keyed := array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows())
+	defer keyed.Release()
+	return checkedTable(RewrapTable(keyed))
+}

@@ -1,0 +1,176 @@
+package compute_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arrowsparse/arrowsparse"
+	"github.com/arrowsparse/arrowsparse/compute"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
+)
+
+// TestParallelMatchesSerial runs the kernels on tensors large enough to be
+// split among workers (and to take the radix sort of the reductions), and
+// checks that 1, 2 and 3 workers give the same bits as the dense
+// reference.
+func TestParallelMatchesSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	mem := testutil.Checked(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	shape := []int64{300, 400}
+	ca := randomTensor(t, mem, r, shape, 100000, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32)
+	defer ca.Release()
+	cb := randomTensor(t, mem, r, shape, 80000, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64)
+	defer cb.Release()
+	for _, f := range []string{"csr", "csc", "coo-canonical"} {
+		a, b := as(t, mem, ca, f), as(t, mem, cb, f)
+		for _, op := range binaryOps {
+			var first []float64
+			for w := 1; w <= 3; w++ {
+				res, err := op.f(mem, a, b, compute.Options{Workers: w})
+				require.NoError(t, err)
+				d := denseOf[float64](t, mem, res)
+				res.Release()
+				if first == nil {
+					first = d
+					x, y := denseOf[float64](t, mem, a), denseOf[float64](t, mem, b)
+					want := make([]float64, len(x))
+					for i := range x {
+						want[i] = refNumber(op.name, x[i], y[i])
+					}
+					require.True(t, equalValues(want, d), "%s %s", f, op.name)
+				} else {
+					require.True(t, equalValues(first, d), "%s %s with %d workers", f, op.name, w)
+				}
+			}
+		}
+		// a - a cancels everything.
+		z, err := compute.Subtract(mem, a, a, compute.Options{Workers: 2})
+		require.NoError(t, err)
+		assert.Equal(t, int64(0), z.NNZ())
+		z.Release()
+		a.Release()
+		b.Release()
+	}
+
+	// A 3-d tensor whose reductions sort 200,000 keys.
+	c3 := randomTensor(t, mem, r, []int64{60, 70, 80}, 200000, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32)
+	defer c3.Release()
+	for _, rd := range reductions {
+		for _, axes := range [][]int{{0}, {1}, {2}, {0, 2}, nil} {
+			var first []float64
+			for w := 1; w <= 3; w++ {
+				res, err := rd.f(mem, c3, axes, compute.ReduceOptions{Workers: w, Format: compute.COO})
+				require.NoError(t, err)
+				d := denseOf[float64](t, mem, res)
+				res.Release()
+				if first == nil {
+					first = d
+				} else {
+					require.True(t, equalValues(first, d), "%s %v with %d workers", rd.name, axes, w)
+				}
+			}
+			dres, err := rd.f(mem, c3, axes, compute.ReduceOptions{Format: compute.Dense})
+			require.NoError(t, err)
+			require.True(t, equalValues(first, denseOf[float64](t, mem, dres)), "%s %v sparse and dense", rd.name, axes)
+			dres.Release()
+		}
+	}
+}
+
+// TestHypersparseReduce reduces a tensor whose result has more elements
+// than int64 counts, which takes the sorted-coordinates path, and one
+// whose keys need all 64 bits.
+func TestHypersparseReduce(t *testing.T) {
+	mem := testutil.Checked(t)
+	big := int64(1) << 40
+	coords := []int64{
+		5, big - 1, 0,
+		5, big - 1, 3,
+		0, 7, 2,
+		big - 1, 0, 1,
+		0, 7, 1,
+	}
+	vals := []float64{1, 2, 3, 4, 5}
+	x, err := coo.FromSlices(mem, []int64{big, big, 4}, coords, coo.RowMajor, vals)
+	require.NoError(t, err)
+	defer x.Release()
+	s, err := compute.Sum(mem, x, []int{2}, compute.ReduceOptions{})
+	require.NoError(t, err)
+	defer s.Release()
+	require.Equal(t, arrowsparse.FormatCOO, s.Format())
+	got := map[[2]int64]float64{}
+	for c, v := range coo.All[float64](s.(*coo.Tensor)) {
+		got[[2]int64{c[0], c[1]}] = v
+	}
+	assert.Equal(t, map[[2]int64]float64{{0, 7}: 8, {5, big - 1}: 3, {big - 1, 0}: 4}, got)
+	assert.True(t, s.(*coo.Tensor).IsCanonical())
+
+	m, err := compute.Max(mem, x, []int{0, 2}, compute.ReduceOptions{})
+	require.NoError(t, err)
+	defer m.Release()
+	got = map[[2]int64]float64{}
+	for c, v := range coo.All[float64](m.(*coo.Tensor)) {
+		got[[2]int64{c[0], 0}] = v
+	}
+	assert.Equal(t, map[[2]int64]float64{{0, 0}: 4, {7, 0}: 5, {big - 1, 0}: 2}, got)
+
+	_, err = compute.Sum(mem, x, []int{2}, compute.ReduceOptions{Format: compute.Dense})
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow)
+}
+
+func TestReduceErrors(t *testing.T) {
+	mem := testutil.Checked(t)
+	m, err := gcs.FromSlices(mem, gcs.Rows, []int64{2, 3}, []int32{0, 1, 2}, []int32{0, 2}, []float32{1, 2})
+	require.NoError(t, err)
+	defer m.Release()
+	for _, axes := range [][]int{{2}, {-3}, {0, 0}, {1, -1}} {
+		_, err := compute.Sum(mem, m, axes, compute.ReduceOptions{})
+		require.ErrorIs(t, err, arrowsparse.ErrShape, "%v", axes)
+		require.ErrorIs(t, err, arrow.ErrInvalid, "%v", axes)
+	}
+	_, err = compute.Sum(mem, m, nil, compute.ReduceOptions{IndexType: arrow.PrimitiveTypes.Uint64})
+	require.ErrorIs(t, err, arrow.ErrType)
+	_, err = compute.Sum(mem, m, nil, compute.ReduceOptions{Format: compute.CSR})
+	require.ErrorIs(t, err, arrowsparse.ErrShape, "a 0-d result cannot be CSR")
+	e, err := gcs.FromSlices(mem, gcs.Rows, []int64{2, 0}, []int32{0, 0, 0}, []int32{}, []float32{})
+	require.NoError(t, err)
+	defer e.Release()
+	_, err = compute.Min(mem, e, []int{1}, compute.ReduceOptions{})
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
+	p, err := compute.Prod(mem, e, []int{1}, compute.ReduceOptions{})
+	require.NoError(t, err)
+	defer p.Release()
+	assert.Equal(t, []float32{1, 1}, denseOf[float32](t, mem, p))
+}
+
+// TestEmptyAxisLargeResult sums over an axis of length 0 of a tensor whose
+// other axis is huge: the result, all zeros, is an empty sparse tensor,
+// never a dense one.
+func TestEmptyAxisLargeResult(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{1 << 40, 0}, []int32{}, coo.RowMajor, []float32{})
+	require.NoError(t, err)
+	defer x.Release()
+	for _, f := range []func(memory.Allocator, arrowsparse.Tensor, []int, compute.ReduceOptions) (arrowsparse.Tensor, error){compute.Sum, compute.Count} {
+		r, err := f(mem, x, []int{1}, compute.ReduceOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, arrowsparse.FormatCOO, r.Format())
+		assert.Equal(t, []int64{1 << 40}, r.Shape())
+		assert.Equal(t, int64(0), r.NNZ())
+		r.Release()
+	}
+	_, err = compute.Max(mem, x, []int{1}, compute.ReduceOptions{})
+	require.ErrorIs(t, err, arrowsparse.ErrShape)
+	_, err = compute.Prod(mem, x, []int{1}, compute.ReduceOptions{})
+	require.ErrorIs(t, err, arrowsparse.ErrOverflow, "2^40 ones do not fit in memory")
+}

@@ -1,0 +1,14 @@
+//go:build linux
+
+package core
+
+import "syscall"
+
+// physicalMemory returns the machine's total RAM in bytes, or 0 if unknown.
+func physicalMemory() int64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}

@@ -1,0 +1,13 @@
+//go:build assert
+
+package debug
+
+import "github.com/arrowsparse/arrowsparse"
+
+// Assert panics with msg if cond is false. Without the assert build tag it
+// does nothing and costs nothing.
+func Assert(cond bool, msg string) {
+	if !cond {
+		panic(arrowsparse.PanicError{Msg: msg})
+	}
+}

@@ -1,7 +1,0 @@
-//go:build !assert
-
-package views
-
-// debugAssert panics with msg if cond is false, in builds with the assert
-// tag only (as arrow-go's internal/debug does).
-func debugAssert(cond bool, msg string) {}
