@@ -95,7 +95,7 @@ func TestFromCOOWideKeys(t *testing.T) {
 	}
 }
 
-// TensorFromCOO and Remap of tensors whose reduced matrices have linear
+// FromCOO and Remap of tensors whose reduced matrices have linear
 // keys of one or two words agree with a comparison sort in the storage's
 // axis order, for every index type that holds the coordinates.
 func TestTensorWideKeys(t *testing.T) {
