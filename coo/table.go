@@ -3,6 +3,7 @@ package coo
 import (
 	"errors"
 	"io"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -62,64 +63,91 @@ func (t *Tensor) ToRecords(mem memory.Allocator, batchRows int64) ([]arrow.Recor
 // one. An error of r (r.Err) is returned as it is. The result must be
 // released by the caller; r is not released.
 func FromRecordReader(mem memory.Allocator, r array.RecordReader, o RecordOptions) (*Tensor, error) {
+	return fromReader(mem, r, o, -1)
+}
+
+// fromReader is FromRecordReader. With rows ≥ 0, the number of entries the
+// reader gives, the buffers are allocated once and the coordinates stored
+// column-major; otherwise they grow batch by batch and are row-major.
+func fromReader(mem memory.Allocator, r array.RecordReader, o RecordOptions, rows int64) (*Tensor, error) {
 	p, err := planTable(r.Schema(), o)
 	if err != nil {
 		return nil, err
 	}
-	nd := len(p.dimCols)
+	nd := int64(len(p.dimCols))
 	vt := p.valueType
 	vw := int64(arrowsparse.ByteWidth(vt))
-	// Coordinates are staged as int64, entry by entry, and narrowed to the
-	// index type in place at the end.
+	layout := RowMajor
+	if rows >= 0 && nd > 1 {
+		layout = ColMajor
+	}
+	// Coordinates are staged as int64 and narrowed to the index type in
+	// place at the end.
 	cb := memory.NewResizableBuffer(mem)
 	vb := memory.NewResizableBuffer(mem)
 	release := func() { cb.Release(); vb.Release() }
+	reserve := func(total int64) error {
+		need, ok := core.MulInt64(total, nd*8)
+		if !ok || core.CheckAlloc(need, "the coordinates of the table") != nil {
+			return core.Errorf(arrowsparse.ErrOverflow, "coo: a table of %d entries of %d dimensions is larger than memory", total, nd)
+		}
+		grow[uint8](mem, cb, need)
+		grow[uint8](mem, vb, total*vw)
+		return nil
+	}
+	if rows >= 0 {
+		if err := reserve(rows); err != nil {
+			release()
+			return nil, err
+		}
+	}
 	shape := p.shape
 	seen := make([]int64, nd) // largest coordinate + 1 of each column
 	var nnz int64
-	cols := make([][]int64, nd)
 	for r.Next() {
 		rec := r.RecordBatch()
 		n := rec.NumRows()
 		if n == 0 {
 			continue
 		}
-		for k := range nd {
-			arr, err := p.column(rec, p.dimIdx[k], p.dimCols[k])
-			if err == nil {
-				cols[k], err = int64Column(arr, p.dimCols[k], nnz)
-			}
-			if err != nil {
+		total := nnz + n
+		if rows >= 0 && total > rows {
+			release()
+			return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table gave more than the %d rows it announced", rows)
+		}
+		if rows < 0 {
+			if err := reserve(total); err != nil {
 				release()
 				return nil, err
 			}
 		}
 		valArr, err := p.column(rec, p.valueIdx, p.valueCol)
+		if err == nil && !arrow.TypeEqual(valArr.DataType(), vt) {
+			err = core.Errorf(arrowsparse.ErrUnsupportedType, "coo: value column %q has type %s in one batch and %s in another", p.valueCol, valArr.DataType(), vt)
+		}
 		if err != nil {
 			release()
 			return nil, err
 		}
-		for k, c := range cols {
-			for i, v := range c {
-				if shape != nil && v >= shape[k] {
-					release()
-					return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is %d, outside [0, %d)", nnz+int64(i), p.dimCols[k], v, shape[k])
-				}
-				seen[k] = max(seen[k], v+1)
+		all := core.MustSliceBytes[int64](cb.Bytes())
+		for k := range nd {
+			arr, err := p.column(rec, p.dimIdx[k], p.dimCols[k])
+			if err != nil {
+				release()
+				return nil, err
 			}
-		}
-		total := nnz + n
-		need, ok := core.MulInt64(total, int64(nd)*8)
-		if !ok || core.CheckAlloc(need, "the coordinates of the table") != nil {
-			release()
-			return nil, core.Errorf(arrowsparse.ErrOverflow, "coo: a table of %d entries of %d dimensions is larger than memory", total, nd)
-		}
-		grow[uint8](mem, cb, need)
-		grow[uint8](mem, vb, total*vw)
-		dst := core.MustSliceBytes[int64](cb.Bytes()[nnz*int64(nd)*8 : need])
-		for k, c := range cols {
-			for i, v := range c {
-				dst[int64(i)*int64(nd)+int64(k)] = v
+			// Entry i of this batch, dimension k, goes to dst[i*stride].
+			dst, stride := all[nnz*nd+k:], nd
+			if layout == ColMajor {
+				dst, stride = all[k*rows+nnz:], 1
+			}
+			bound := int64(-1)
+			if shape != nil {
+				bound = shape[k]
+			}
+			if err := putColumn(arr, p.dimCols[k], dst, stride, bound, nnz, &seen[k]); err != nil {
+				release()
+				return nil, err
 			}
 		}
 		off := int64(valArr.Data().Offset())
@@ -129,6 +157,13 @@ func FromRecordReader(mem memory.Allocator, r array.RecordReader, o RecordOption
 	if err := r.Err(); err != nil && !errors.Is(err, io.EOF) {
 		release()
 		return nil, err
+	}
+	if layout == ColMajor && nnz < rows {
+		// Fewer rows than announced: close the gaps between the columns.
+		all := core.MustSliceBytes[int64](cb.Bytes())
+		for k := int64(1); k < nd; k++ {
+			copy(all[k*nnz:(k+1)*nnz], all[k*rows:k*rows+nnz])
+		}
 	}
 	if shape == nil {
 		shape = seen
@@ -145,7 +180,7 @@ func FromRecordReader(mem memory.Allocator, r array.RecordReader, o RecordOption
 		release()
 		return nil, err
 	}
-	if m := arrowsparse.IndexMax(indexType); nd > 0 && nnz > 0 {
+	if m := arrowsparse.IndexMax(indexType); nnz > 0 {
 		for k := range nd {
 			if seen[k]-1 > m {
 				release()
@@ -153,11 +188,11 @@ func FromRecordReader(mem memory.Allocator, r array.RecordReader, o RecordOption
 			}
 		}
 	}
-	narrowCoords(cb.Bytes()[:nnz*int64(nd)*8], indexType)
-	cb.Resize(int(nnz * int64(nd) * int64(arrowsparse.ByteWidth(indexType))))
+	narrowCoords(cb.Bytes()[:nnz*nd*8], indexType)
+	cb.Resize(int(nnz * nd * int64(arrowsparse.ByteWidth(indexType))))
 	vb.Resize(int(nnz * vw))
 	cfg := config{names: p.names}
-	t, err := adopt(vt, indexType, shape, cb, RowMajor, vb, nnz, &cfg)
+	t, err := adopt(vt, indexType, shape, cb, layout, vb, nnz, &cfg)
 	if err != nil {
 		release()
 		return nil, err
@@ -165,12 +200,97 @@ func FromRecordReader(mem memory.Allocator, r array.RecordReader, o RecordOption
 	return t, nil
 }
 
+// putColumn writes the integer column arr (named name, its first row being
+// row base of the table) to dst[0], dst[stride], …, refusing negative
+// values, values beyond int64, and values ≥ bound when bound ≥ 0, and
+// raises *seen to the largest value + 1.
+func putColumn(arr arrow.Array, name string, dst []int64, stride, bound, base int64, seen *int64) error {
+	var bad, hi int64
+	switch a := arr.(type) {
+	case *array.Int8:
+		bad, hi = putInts(a.Int8Values(), dst, stride, bound)
+	case *array.Int16:
+		bad, hi = putInts(a.Int16Values(), dst, stride, bound)
+	case *array.Int32:
+		bad, hi = putInts(a.Int32Values(), dst, stride, bound)
+	case *array.Int64:
+		bad, hi = putInts(a.Int64Values(), dst, stride, bound)
+	case *array.Uint8:
+		bad, hi = putInts(a.Uint8Values(), dst, stride, bound)
+	case *array.Uint16:
+		bad, hi = putInts(a.Uint16Values(), dst, stride, bound)
+	case *array.Uint32:
+		bad, hi = putInts(a.Uint32Values(), dst, stride, bound)
+	case *array.Uint64:
+		bad, hi = putInts(a.Uint64Values(), dst, stride, bound)
+	default:
+		return core.Errorf(arrowsparse.ErrUnsupportedType, "coo: dimension column %q has type %s, want an integer type", name, arr.DataType())
+	}
+	if bad >= 0 {
+		v := getInt(arr, bad)
+		if bound >= 0 && v >= 0 && v != math.MaxInt64 {
+			return core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is %d, outside [0, %d)", base+bad, name, v, bound)
+		}
+		return core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is negative or beyond int64", base+bad, name)
+	}
+	*seen = max(*seen, hi)
+	return nil
+}
+
+// putInts is putColumn's loop: it returns the first bad row (or -1) and
+// the largest value + 1.
+func putInts[E int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](src []E, dst []int64, stride, bound int64) (int64, int64) {
+	lim := uint64(bound)
+	if bound < 0 {
+		lim = math.MaxInt64
+	}
+	var hi uint64
+	j := int64(0)
+	for i, v := range src {
+		x := uint64(int64(v))
+		if E(int64(v)) != v || x >= lim { // negative values wrap above lim
+			return int64(i), 0
+		}
+		hi = max(hi, x)
+		dst[j] = int64(x)
+		j += stride
+	}
+	if len(src) == 0 {
+		return -1, 0
+	}
+	return -1, int64(hi) + 1
+}
+
+// getInt returns row i of the integer column arr as int64 (uint64 values
+// beyond int64 as math.MaxInt64).
+func getInt(arr arrow.Array, i int64) int64 {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return int64(a.Value(int(i)))
+	case *array.Int16:
+		return int64(a.Value(int(i)))
+	case *array.Int32:
+		return int64(a.Value(int(i)))
+	case *array.Int64:
+		return a.Value(int(i))
+	case *array.Uint8:
+		return int64(a.Value(int(i)))
+	case *array.Uint16:
+		return int64(a.Value(int(i)))
+	case *array.Uint32:
+		return int64(a.Value(int(i)))
+	case *array.Uint64:
+		return int64(min(a.Value(int(i)), math.MaxInt64))
+	}
+	return -1
+}
+
 // FromTable builds one tensor from every chunk of a table (as read from an
 // IPC file or a Parquet file), as FromRecordReader does.
 func FromTable(mem memory.Allocator, tbl arrow.Table, o RecordOptions) (*Tensor, error) {
 	tr := array.NewTableReader(tbl, 0)
 	defer tr.Release()
-	return FromRecordReader(mem, tr, o)
+	return fromReader(mem, tr, o, tbl.NumRows())
 }
 
 // narrowCoords rewrites the int64 coordinates in b as the index type dt,
