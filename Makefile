@@ -7,9 +7,9 @@ GOFLAGS_TEST ?= -race -timeout 20m
 
 .PHONY: test check fmt vet generate-check unit interop bench python-generate-check python-test python-bench
 
-test: check unit interop
+test: check unit interop python-test
 
-check: fmt vet generate-check
+check: fmt vet generate-check python-generate-check
 
 fmt:
 	@echo "== gofmt"

@@ -36,12 +36,19 @@
 //
 // ToRecord and FromRecord convert between a tensor and a record batch with
 // one column per dimension and a value column, keeping the shape and the
-// dim names in the schema metadata (TableMetadataKey).
+// dim names in the schema metadata (TableMetadataKey). A tensor of any size
+// travels as a table of bounded batches: ToRecords cuts it into record
+// batches of at most a given number of entries (slices of one table, no
+// copy for a column-major tensor), which an IPC file writer or a Parquet
+// writer takes one by one; FromRecordReader and FromTable read every batch
+// of a reader or table into one tensor, batch by batch. DuckDB, pyarrow and
+// pandas read such files as ordinary tables ("SELECT user, sum(value) ...
+// GROUP BY user").
 //
 // # Ownership
 //
 // New adopts existing buffers without copying and retains them; FromSlices,
-// FromDense, FromRecord and the Builder allocate from the given
+// FromDense, FromRecord, FromRecordReader, FromTable and the Builder allocate from the given
 // memory.Allocator. Every returned *Tensor must be released by the caller.
 // Operations that return the receiver unchanged (Canonicalize of a canonical
 // tensor, WithLayout to the current layout) return it retained.

@@ -64,75 +64,25 @@ type RecordOptions struct {
 // lists the columns the table has. The result must be released by the
 // caller.
 func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, o RecordOptions) (*Tensor, error) {
-	meta, err := readTableMeta(rec.Schema())
+	p, err := planTable(rec.Schema(), o)
 	if err != nil {
 		return nil, err
 	}
-	dimCols, valueCol, names := o.DimColumns, o.ValueColumn, []string(nil)
-	namesFromMeta := false
-	if meta != nil {
-		if dimCols == nil {
-			dimCols, names, namesFromMeta = meta.DimColumns, meta.DimNames, true
-		}
-		if valueCol == "" {
-			valueCol = meta.ValueColumn
-		}
-	}
-	if valueCol == "" {
-		valueCol = "value"
-	}
-	if dimCols == nil {
-		for _, f := range rec.Schema().Fields() {
-			if f.Name != valueCol {
-				dimCols = append(dimCols, f.Name)
-			}
-		}
-	}
-	if names == nil && !namesFromMeta {
-		names = dimCols
-	}
-	shape := o.Shape
-	if shape == nil && meta != nil && len(meta.Shape) == len(dimCols) {
-		shape = meta.Shape
-	}
-	if shape != nil && len(shape) != len(dimCols) {
-		return nil, core.Errorf(arrowsparse.ErrShape, "coo: shape has %d dimensions but %d dimension columns are named", len(shape), len(dimCols))
-	}
-	column := func(name string) (arrow.Array, error) {
-		idx := rec.Schema().FieldIndices(name)
-		if len(idx) != 1 {
-			have := make([]string, 0, rec.NumCols())
-			for _, f := range rec.Schema().Fields() {
-				have = append(have, strconv.Quote(f.Name))
-			}
-			if len(idx) == 0 {
-				return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table has no column %q (its columns: %s)", name, strings.Join(have, ", "))
-			}
-			return nil, core.Errorf(arrowsparse.ErrShape, "coo: the table has %d columns named %q, want 1", len(idx), name)
-		}
-		col := rec.Column(idx[0])
-		if col.NullN() > 0 {
-			return nil, core.Errorf(arrowsparse.ErrStructure, "coo: column %q has %d nulls; sparse entries cannot be null", name, col.NullN())
-		}
-		return col, nil
-	}
-	valArr, err := column(valueCol)
+	dimCols, valueCol, names, shape := p.dimCols, p.valueCol, p.names, p.shape
+	valArr, err := p.column(rec, p.valueIdx, valueCol)
 	if err != nil {
 		return nil, err
 	}
-	vt := valArr.DataType()
-	if err := core.CheckValueType(vt); err != nil {
-		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: value column %q: %w", valueCol, err)
-	}
+	vt := p.valueType
 	nnz := int64(rec.NumRows())
 	nd := len(dimCols)
 	cols := make([][]int64, nd)
 	for k, name := range dimCols {
-		arr, err := column(name)
+		arr, err := p.column(rec, p.dimIdx[k], name)
 		if err != nil {
 			return nil, err
 		}
-		if cols[k], err = int64Column(arr, name); err != nil {
+		if cols[k], err = int64Column(arr, name, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -189,6 +139,100 @@ func FromRecord(mem memory.Allocator, rec arrow.RecordBatch, o RecordOptions) (*
 	return t, nil
 }
 
+// tablePlan is what a table's schema and the RecordOptions say about its
+// columns: which hold the coordinates (dimIdx, in dimension order) and which
+// the values, the dim names, and the shape if known.
+type tablePlan struct {
+	dimCols   []string
+	dimIdx    []int
+	valueCol  string
+	valueIdx  int
+	valueType arrow.DataType
+	names     []string
+	shape     []int64
+}
+
+// planTable resolves the columns of a table with schema s under o, as
+// FromRecord documents.
+func planTable(s *arrow.Schema, o RecordOptions) (*tablePlan, error) {
+	meta, err := readTableMeta(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &tablePlan{dimCols: o.DimColumns, valueCol: o.ValueColumn}
+	namesFromMeta := false
+	if meta != nil {
+		if p.dimCols == nil {
+			p.dimCols, p.names, namesFromMeta = meta.DimColumns, meta.DimNames, true
+		}
+		if p.valueCol == "" {
+			p.valueCol = meta.ValueColumn
+		}
+	}
+	if p.valueCol == "" {
+		p.valueCol = "value"
+	}
+	if p.dimCols == nil {
+		for _, f := range s.Fields() {
+			if f.Name != p.valueCol {
+				p.dimCols = append(p.dimCols, f.Name)
+			}
+		}
+	}
+	if p.names == nil && !namesFromMeta {
+		p.names = p.dimCols
+	}
+	p.shape = o.Shape
+	if p.shape == nil && meta != nil && len(meta.Shape) == len(p.dimCols) {
+		p.shape = meta.Shape
+	}
+	if p.shape != nil && len(p.shape) != len(p.dimCols) {
+		return nil, core.Errorf(arrowsparse.ErrShape, "coo: shape has %d dimensions but %d dimension columns are named", len(p.shape), len(p.dimCols))
+	}
+	if p.shape != nil {
+		if err := core.CheckShape(p.shape); err != nil {
+			return nil, err
+		}
+	}
+	index := func(name string) (int, error) {
+		idx := s.FieldIndices(name)
+		if len(idx) == 1 {
+			return idx[0], nil
+		}
+		if len(idx) > 1 {
+			return 0, core.Errorf(arrowsparse.ErrShape, "coo: the table has %d columns named %q, want 1", len(idx), name)
+		}
+		have := make([]string, 0, s.NumFields())
+		for _, f := range s.Fields() {
+			have = append(have, strconv.Quote(f.Name))
+		}
+		return 0, core.Errorf(arrowsparse.ErrShape, "coo: the table has no column %q (its columns: %s)", name, strings.Join(have, ", "))
+	}
+	if p.valueIdx, err = index(p.valueCol); err != nil {
+		return nil, err
+	}
+	p.valueType = s.Field(p.valueIdx).Type
+	if err := core.CheckValueType(p.valueType); err != nil {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: value column %q: %w", p.valueCol, err)
+	}
+	p.dimIdx = make([]int, len(p.dimCols))
+	for k, name := range p.dimCols {
+		if p.dimIdx[k], err = index(name); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// column returns column i of rec, named name, refusing nulls.
+func (p *tablePlan) column(rec arrow.RecordBatch, i int, name string) (arrow.Array, error) {
+	col := rec.Column(i)
+	if col.NullN() > 0 {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "coo: column %q has %d nulls; sparse entries cannot be null", name, col.NullN())
+	}
+	return col, nil
+}
+
 // readTableMeta returns the metadata ToRecord wrote, or nil if there is
 // none.
 func readTableMeta(s *arrow.Schema) (*tableMeta, error) {
@@ -209,7 +253,7 @@ func readTableMeta(s *arrow.Schema) (*tableMeta, error) {
 
 // int64Column reads an integer column into a new []int64, rejecting
 // negative values and uint64 values above the int64 range.
-func int64Column(arr arrow.Array, name string) ([]int64, error) {
+func int64Column(arr arrow.Array, name string, base int64) ([]int64, error) {
 	out := make([]int64, arr.Len())
 	bad := -1
 	switch a := arr.(type) {
@@ -233,7 +277,7 @@ func int64Column(arr arrow.Array, name string) ([]int64, error) {
 		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "coo: dimension column %q has type %s, want an integer type", name, arr.DataType())
 	}
 	if bad >= 0 {
-		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is negative or beyond int64", bad, name)
+		return nil, core.Errorf(arrowsparse.ErrOutOfRange, "coo: row %d of column %q is negative or beyond int64", base+int64(bad), name)
 	}
 	return out, nil
 }

@@ -37,6 +37,11 @@
 #                      when the bench generator is at $ANCHORS; NumPy
 #                      recomputes the reductions and scipy's A @ B the
 #                      products (interop/compute_check.py)
+#   8. tables          COO tensors written as tables in bounded batches
+#                      (coo.ToRecords) to Parquet and IPC files; DuckDB's
+#                      GROUP BY over each dimension equals compute.Sum over
+#                      the others, pyarrow reads both files; pyarrow's
+#                      Parquet tables read back with coo.FromTable
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -50,6 +55,7 @@ go build -o build/textfmtcheck ./interop/textfmtcheck
 go build -o build/tablecases ./interop/tablecases
 
 go build -o build/gocompute ./interop/gocompute
+go build -o build/cootable ./interop/cootable
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -156,11 +162,17 @@ if [ -d "$ANCHORS/gen" ]; then
   (cd "$WORK/anchors" && go run ./gen -out "$WORK/workloads" -only a,b -a-n 20000 -a-nnz 100000 -b-n 60 -b-nnz 30000 >/dev/null)
   workloads=("$WORK/workloads")
 else
-  echo "interop: no bench generator at $ANCHORS (set ANCHORS): check 5 leaves out the bench workloads"
+  echo "interop: no bench generator at $ANCHORS (set ANCHORS): check 7 leaves out the bench workloads"
 fi
 "$ROOT/build/gocompute" write "$SEED" "$WORK/compute" "${workloads[@]}" | tail -n 1
 counted "7. compute: reductions against NumPy" "$PY" interop/compute_check.py reduce "$WORK/compute"
 counted "   compute: SpGEMM against scipy A @ B" "$PY" interop/compute_check.py spgemm "$WORK/compute"
+
+echo "== 8. one big tensor as a table, with DuckDB and pyarrow"
+"$ROOT/build/cootable" write "$SEED" "$WORK/cootable" | tail -n 1
+counted "8. DuckDB GROUP BY on Go's Parquet tables = compute.Sum; pyarrow reads them" "$PY" interop/cootable_check.py check "$WORK/cootable"
+"$PY" interop/cootable_check.py write "$WORK/cootable_py" | tail -n 1
+counted "   coo.FromTable reads pyarrow's Parquet tables" "$ROOT/build/cootable" read "$WORK/cootable_py"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do

@@ -1,0 +1,141 @@
+package arrowext_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowsparse/arrowsparse/arrowext"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
+)
+
+// tableRows is the batch size and Parquet row-group length of the table
+// benchmarks; bench/table_anchors.py gives pyarrow the same.
+const tableRows = 1 << 20
+
+// cooTable returns workload a_powerlaw2d (1M × 1M, 10M entries) as a COO
+// table of 1Mi-entry batches (columns dim0, dim1 int64 and value float64,
+// 240 MB), and its byte size. The batches are slices of the workload's
+// buffers.
+func cooTable(b *testing.B, mem memory.Allocator) (arrow.Table, int64) {
+	b.Helper()
+	x := benchdata.LoadCOO(b, "a_powerlaw2d")
+	defer x.Release()
+	recs, err := x.ToRecords(mem, tableRows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl := array.NewTableFromRecords(recs[0].Schema(), recs)
+	for _, r := range recs {
+		r.Release()
+	}
+	return tbl, x.NNZ() * 24
+}
+
+// benchTable times writing and reading tbl (of n bytes of data) as an IPC
+// file and as Parquet (uncompressed, no dictionaries, row groups of
+// tableRows), into and from memory, next to a copy of the same number of
+// bytes. After reading, tensor (if not nil) turns the table back into the
+// library's form, timed separately.
+func benchTable(b *testing.B, tbl arrow.Table, n int64, tensor func(arrow.Table) error) {
+	mem := memory.NewGoAllocator()
+	b.Run("copy", func(b *testing.B) {
+		src, dst := make([]byte, n), make([]byte, n)
+		for i := range src {
+			src[i] = byte(i)
+			dst[i] = byte(i)
+		}
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	var ipcFile, pqFile bytes.Buffer
+	if err := arrowext.WriteIPCFile(&ipcFile, tbl); err != nil {
+		b.Fatal(err)
+	}
+	if err := arrowext.WriteParquet(&pqFile, tbl, arrowext.WithRowGroupLength(tableRows)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ipc/write", func(b *testing.B) {
+		s := &sink{buf: make([]byte, ipcFile.Len()+1<<20)}
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			s.n = 0
+			if err := arrowext.WriteIPCFile(s, tbl, arrowext.WithAllocator(mem)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ipc/read", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := arrowext.ReadIPCFileBytes(ipcFile.Bytes(), arrowext.WithAllocator(mem))
+			if err != nil {
+				b.Fatal(err)
+			}
+			got.Release()
+		}
+	})
+	b.Run("parquet/write", func(b *testing.B) {
+		s := &sink{buf: make([]byte, pqFile.Len()+1<<20)}
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			s.n = 0
+			if err := arrowext.WriteParquet(s, tbl, arrowext.WithAllocator(mem), arrowext.WithRowGroupLength(tableRows)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parquet/read", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := arrowext.ReadParquet(bytes.NewReader(pqFile.Bytes()), arrowext.WithAllocator(mem))
+			if err != nil {
+				b.Fatal(err)
+			}
+			got.Release()
+		}
+	})
+	if tensor == nil {
+		return
+	}
+	b.Run("to-tensor", func(b *testing.B) {
+		got, err := arrowext.ReadIPCFileBytes(ipcFile.Bytes(), arrowext.WithAllocator(mem))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer got.Release()
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := tensor(got); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCOOTable10M: workload a as a COO table (one row per entry);
+// to-tensor is coo.FromTable of the table read from the IPC file.
+func BenchmarkCOOTable10M(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	tbl, n := cooTable(b, mem)
+	defer tbl.Release()
+	benchTable(b, tbl, n, func(t arrow.Table) error {
+		x, err := coo.FromTable(mem, t, coo.RecordOptions{})
+		if err == nil {
+			x.Release()
+		}
+		return err
+	})
+}
