@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // ErrNameTaken reports an extension name that arrow-go's registry already
@@ -16,13 +18,27 @@ var ErrNameTaken = errors.New("extension name registered by another implementati
 func registrable() []arrow.ExtensionType {
 	fixed, _ := NewFixedShapeTensorType(arrow.PrimitiveTypes.Float32, []int64{1}, nil, nil)
 	variable, _ := NewVariableShapeTensorType(arrow.PrimitiveTypes.Float32, 1, nil, nil, nil)
-	return []arrow.ExtensionType{fixed, variable}
+	out := []arrow.ExtensionType{fixed, variable}
+	for _, f := range sparseFormats {
+		out = append(out, sparsePrototype(f))
+	}
+	return out
+}
+
+// sparsePrototype returns a type of format f for the registry, which
+// calls Deserialize on it.
+func sparsePrototype(f arrowsparse.Format) *SparseTensorType {
+	t, err := NewSparseTensorType(SparseTensorParams{Format: f, ValueType: arrow.PrimitiveTypes.Float64, Shape: []int64{1, 1}[:minDims(f)]})
+	if err != nil {
+		panic(err) // the parameters are valid
+	}
+	return t
 }
 
 // ours reports whether a registered type is this package's.
 func ours(t arrow.ExtensionType) bool {
 	switch t.(type) {
-	case *FixedShapeTensorType, *VariableShapeTensorType:
+	case *FixedShapeTensorType, *VariableShapeTensorType, *SparseTensorType:
 		return true
 	}
 	return false

@@ -27,6 +27,15 @@ var deserializers = map[string]func(storage arrow.DataType, metadata string) (ar
 	VariableShapeTensorName: func(s arrow.DataType, m string) (arrow.ExtensionType, error) {
 		return parseVariableShape(s, m)
 	},
+	SparseCOOName: sparseDeserializer(arrowsparse.FormatCOO),
+	SparseCSRName: sparseDeserializer(arrowsparse.FormatCSR),
+	SparseCSCName: sparseDeserializer(arrowsparse.FormatCSC),
+	SparseCSFName: sparseDeserializer(arrowsparse.FormatCSF),
+	SparseGCSName: sparseDeserializer(arrowsparse.FormatGCS),
+}
+
+func sparseDeserializer(f arrowsparse.Format) func(arrow.DataType, string) (arrow.ExtensionType, error) {
+	return func(s arrow.DataType, m string) (arrow.ExtensionType, error) { return parseSparseType(f, s, m) }
 }
 
 // Implements reports whether this package implements the extension type
