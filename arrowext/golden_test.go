@@ -15,8 +15,8 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/arrowext"
-	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
+	"github.com/arrowsparse/arrowsparse/internal/tools/describe"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
