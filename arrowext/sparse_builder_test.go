@@ -468,3 +468,43 @@ func BenchmarkSparseRow(b *testing.B) {
 		})
 	}
 }
+
+// TestSparseLargeLists: a field whose elements exceed the List limit (2^31-1,
+// lowered here) is a LargeList, the others stay Lists, and rows read back.
+func TestSparseLargeLists(t *testing.T) {
+	mem := testutil.Checked(t)
+	defer arrowext.SetListLimit(10)()
+	r := rand.New(rand.NewPCG(13, 14))
+	var dense []*views.View
+	var rows []arrowsparse.Tensor
+	for range 3 {
+		d, err := views.Alloc(mem, arrow.PrimitiveTypes.Float32, []int64{5, 5})
+		require.NoError(t, err)
+		putValue(d.Buffer().Bytes(), arrow.PrimitiveTypes.Float32, r.IntN(25), 3)
+		dense = append(dense, d)
+		rows = append(rows, sparseOf(t, mem, d, arrowsparse.FormatCSR, arrow.PrimitiveTypes.Int32, nil, nil, 0))
+	}
+	col, err := arrowext.NewSparseTensorArray(mem, arrowext.SparseTensorParams{Format: arrowsparse.FormatCSR}, rows)
+	require.NoError(t, err)
+	typ := col.TensorType()
+	assert.True(t, typ.IsLargeList("pointers_to_1"))
+	assert.False(t, typ.IsLargeList("indices_1"))
+	assert.False(t, typ.IsLargeList("values"))
+	checkColumn(t, mem, col, dense)
+	again, err := typ.Deserialize(typ.StorageType(), typ.Serialize())
+	require.NoError(t, err)
+	assert.True(t, again.(*arrowext.SparseTensorType).IsLargeList("pointers_to_1"))
+	col.Release()
+	// LargeLists asks for every field
+	col, err = arrowext.NewSparseTensorArray(mem, arrowext.SparseTensorParams{Format: arrowsparse.FormatCSR, LargeLists: true}, rows)
+	require.NoError(t, err)
+	for _, a := range col.TensorType().ArrayNames() {
+		assert.True(t, col.TensorType().IsLargeList(a))
+	}
+	checkColumn(t, mem, col, dense)
+	col.Release()
+	releaseTensors(rows)
+	for _, d := range dense {
+		d.Release()
+	}
+}
