@@ -1064,8 +1064,11 @@ func parseSparseType(f arrowsparse.Format, storage arrow.DataType, data string) 
 }
 
 // ExtensionEquals reports whether other is a sparse tensor type with the
-// same metadata and storage type.
+// same metadata and the same list kinds (List or LargeList) in its
+// storage. The names and nullability of the storage's list element fields
+// are not part of the type (SPARSE.md 2.2), and the rest of the storage
+// follows from the metadata.
 func (t *SparseTensorType) ExtensionEquals(other arrow.ExtensionType) bool {
 	o, ok := other.(*SparseTensorType)
-	return ok && t.serialized == o.serialized && arrow.TypeEqual(t.Storage, o.Storage)
+	return ok && t.serialized == o.serialized && slices.Equal(t.large, o.large)
 }
