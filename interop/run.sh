@@ -29,7 +29,14 @@
 #                      reads them as its extension types with the same values.
 #                      pyarrow 25.0.1's documented misbehaviours are pinned.
 #                      `sptensor pack` packs the pyarrow messages of check 4;
-#                      pyarrow reads the table and `unpack` gives them back
+#                      pyarrow reads the table and `unpack` gives them back.
+#                      Sparse columns (arrowsparse.coo/.csr/.csc/.csf/.gcs):
+#                      sparsecases writes every format x index type x value
+#                      type x shape mode (IPC files; a subset also as IPC
+#                      streams and Parquet) and pyarrow with the Python
+#                      package (python/tests/interop_ext.py check) reads
+#                      them; interop_ext.py write writes its cases and
+#                      sparsecases check reads them with package arrowext
 #
 # Prints the seed, per-check and total counts; exits 1 on any mismatch.
 set -euo pipefail
@@ -41,6 +48,7 @@ go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
 go build -o build/textfmtcheck ./interop/textfmtcheck
 go build -o build/tablecases ./interop/tablecases
+go build -o build/sparsecases ./interop/sparsecases
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -137,6 +145,11 @@ example() { # examples/fixedshape writes a column; its read.py reads it with pya
   fi
 }
 counted "   examples/fixedshape, read by its read.py with pyarrow" example
+EXT=(env PYTHONPATH="$ROOT/python" "$PY" python/tests/interop_ext.py)
+"$ROOT/build/sparsecases" write "$SEED" "$WORK/gosparse"
+counted "   Go -> pyarrow: interop_ext.py check of Go's sparse columns" "${EXT[@]}" check "$WORK/gosparse"
+"${EXT[@]}" write "$WORK/pysparse" | tail -n 1
+counted "   pyarrow -> Go: sparsecases check of Python's sparse columns" "$ROOT/build/sparsecases" check "$WORK/pysparse"
 
 total=0 failed=0
 for i in "${!labels[@]}"; do
