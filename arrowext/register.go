@@ -44,10 +44,11 @@ func ours(t arrow.ExtensionType) bool {
 	return false
 }
 
-// Register registers this package's extension types (arrow.fixed_shape_tensor
-// and arrow.variable_shape_tensor) with arrow-go's global registry, so that
-// arrow-go's IPC readers, Flight and pqarrow produce FixedShapeTensorArray
-// and VariableShapeTensorArray columns by themselves. This package does not
+// Register registers this package's extension types (arrow.fixed_shape_tensor,
+// arrow.variable_shape_tensor and the five sparse types arrowsparse.coo,
+// .csr, .csc, .csf and .gcs) with arrow-go's global registry, so that
+// arrow-go's IPC readers, Flight and pqarrow produce FixedShapeTensorArray,
+// VariableShapeTensorArray and SparseTensorArray columns by themselves. This package does not
 // register anything on its own: its readers (ReadIPCFile, ReadIPCStream,
 // ReadParquet) and Rewrap give the same columns without registration.
 //
