@@ -31,8 +31,8 @@ func (a *SparseTensorArray) TensorType() *SparseTensorType {
 	return a.DataType().(*SparseTensorType)
 }
 
-// RowOption configures how rows are read: SparseTensorArray.Row,
-// TensorRow and VectorsToCSR.
+// RowOption configures how rows of sparse columns are read:
+// SparseTensorArray.Row, SparseRow and SparseTensorArray.ToCSR.
 type RowOption interface{ applyRow(*rowConfig) }
 
 type rowConfig struct{ trusted bool }
