@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -61,7 +64,10 @@ func FuzzSparseMetadata(f *testing.F) {
 			assert.Equal(t, typ.Serialize(), back.Serialize())
 			again, err := arrowext.NewSparseTensorType(typ.Params())
 			require.NoError(t, err)
-			assert.Equal(t, typ.Serialize(), again.Serialize())
+			if typ.BinsparseVersion() != "" || !strings.Contains(typ.Serialize(), `"binsparse":`) {
+				// (Params cannot say "an empty binsparse version".)
+				assert.Equal(t, typ.Serialize(), again.Serialize())
+			}
 		}
 	})
 }
@@ -91,6 +97,13 @@ func FuzzSparseRows(f *testing.F) {
 	}
 	tbl.Release()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// An input that takes more than 20 s is a failure: crash with every
+		// goroutine's stack, so that the fuzzer keeps the input.
+		watchdog := time.AfterFunc(20*time.Second, func() {
+			buf := make([]byte, 1<<20)
+			panic("FuzzSparseRows: input takes too long\n" + string(buf[:runtime.Stack(buf, true)]))
+		})
+		defer watchdog.Stop()
 		got, err := arrowext.ReadIPCStream(bytes.NewReader(data))
 		if err != nil {
 			require.ErrorIs(t, err, arrow.ErrInvalid)

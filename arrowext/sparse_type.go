@@ -966,7 +966,8 @@ func (t *SparseTensorType) BinsparseVersion() string { return t.meta.binsparse }
 
 // Params returns the parameters of the type, from which
 // NewSparseTensorType makes an equal type when no list field is a
-// LargeList, or all are.
+// LargeList, or all are, and the metadata's binsparse version, if any, is
+// not empty (an empty BinsparseVersion means none).
 func (t *SparseTensorType) Params() SparseTensorParams {
 	m := t.meta
 	p := SparseTensorParams{
