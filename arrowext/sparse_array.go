@@ -160,11 +160,12 @@ func (a *SparseTensorArray) locate(i int) (sparseRow, bool, error) {
 			return sparseRow{}, false, err
 		}
 		r.shape = shape
+		// (The message is formatted only on failure.)
+		if m.checkRowShape(r.shape, "") != nil {
+			return sparseRow{}, false, m.checkRowShape(r.shape, "row "+strconv.Itoa(i)+" shape")
+		}
 	} else {
-		r.shape = append([]int64(nil), m.shape...)
-	}
-	if err := m.checkRowShape(r.shape, "row "+strconv.Itoa(i)+" shape"); err != nil {
-		return sparseRow{}, false, err
+		r.shape = append([]int64(nil), m.shape...) // checked with the type
 	}
 	r.spans = make([]span, len(m.arrays))
 	for j := range m.arrays {

@@ -508,3 +508,55 @@ func TestSparseLargeLists(t *testing.T) {
 		d.Release()
 	}
 }
+
+// BenchmarkSparseBuild measures building a CSR column of 1000 rows of
+// 100×100 matrices (about 500 entries each) from gcs.Matrix rows, and
+// the CSR ↔ sparse-vector conversions of a 10000×1000 matrix.
+func BenchmarkSparseBuild(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(61, 62))
+	var rows []arrowsparse.Tensor
+	for range 1000 {
+		d := randomDense(b, r, mem, arrow.PrimitiveTypes.Float64, []int64{100, 100}, 0.05)
+		rows = append(rows, sparseOf(b, mem, d, arrowsparse.FormatCSR, arrow.PrimitiveTypes.Int32, nil, nil, 0))
+		d.Release()
+	}
+	defer releaseTensors(rows)
+	b.Run("NewSparseTensorArray", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			col, err := arrowext.NewSparseTensorArray(mem, arrowext.SparseTensorParams{Format: arrowsparse.FormatCSR}, rows)
+			if err != nil {
+				b.Fatal(err)
+			}
+			col.Release()
+		}
+	})
+	d := randomDense(b, r, mem, arrow.PrimitiveTypes.Float64, []int64{10000, 1000}, 0.01)
+	m := sparseOf(b, mem, d, arrowsparse.FormatCSR, arrow.PrimitiveTypes.Int32, nil, nil, 0).(*gcs.Matrix)
+	d.Release()
+	defer m.Release()
+	b.Run("VectorsFromCSR", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			col, err := arrowext.VectorsFromCSR(mem, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			col.Release()
+		}
+	})
+	col, err := arrowext.VectorsFromCSR(mem, m)
+	require.NoError(b, err)
+	defer col.Release()
+	b.Run("ToCSR", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x, err := col.ToCSR(mem)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.Release()
+		}
+	})
+}
