@@ -873,6 +873,7 @@ func NewSparseTensorArray(mem memory.Allocator, p SparseTensorParams, rows []arr
 		return nil, err
 	}
 	defer b.Release()
+	b.reserve(rows)
 	for i, r := range rows {
 		if err := b.Append(r); err != nil {
 			return nil, core.Errorf(arrowsparse.ErrStructure, "arrowext: rows[%d]: %w", i, err)
@@ -888,6 +889,59 @@ func NewSparseTensorArray(mem memory.Allocator, p SparseTensorParams, rows []arr
 	}
 	defer b.reset()
 	return b.finish(final)
+}
+
+// reserve makes room in the builder's buffers for the arrays of the rows
+// that are in the type's format already (others are converted as they are
+// appended, and make the buffers grow). It is a hint: a size beyond the
+// largest buffer is left to Append to report.
+func (b *SparseTensorBuilder) reserve(rows []arrowsparse.Tensor) {
+	m := b.typ.meta
+	nd := int64(m.ndim)
+	need := make([]int64, len(b.fields)) // elements per field
+	last := len(need) - 1
+	compressed := func(mat *gcs.Matrix) {
+		need[0] += mat.Lanes() + 1
+		need[1] += mat.NNZ()
+		need[last] += mat.NNZ()
+	}
+	for _, r := range rows {
+		switch x := r.(type) {
+		case *coo.Tensor:
+			if x != nil && m.format == arrowsparse.FormatCOO {
+				need[0] += x.NNZ() * nd
+				need[last] += x.NNZ()
+			}
+		case *gcs.Matrix:
+			if x != nil && (m.format == arrowsparse.FormatCSR && x.Axis() == gcs.Rows || m.format == arrowsparse.FormatCSC && x.Axis() == gcs.Cols) {
+				compressed(x)
+			}
+		case *gcs.Tensor:
+			if x != nil && m.format == arrowsparse.FormatGCS {
+				compressed(x.Storage())
+			}
+		case *csf.Tensor:
+			if x != nil && m.format == arrowsparse.FormatCSF && int64(x.NumDims()) == nd {
+				for l := range m.ndim {
+					need[2*l] += x.LevelLen(l)
+					if l > 0 {
+						need[2*l-1] += x.LevelLen(l-1) + 1
+					}
+				}
+				need[last] += x.NNZ()
+			}
+		}
+	}
+	for j := range b.fields {
+		w := int64(arrowsparse.ByteWidth(m.types[j]))
+		if need[j] > 0 && need[j] <= core.MaxBufferBytes/w {
+			_ = b.fields[j].elems.reserve(b.mem, need[j]*w)
+		}
+		_ = b.fields[j].offsets.reserve(b.mem, int64(len(rows)+1)*8)
+	}
+	if b.typ.shapeField >= 0 {
+		_ = b.shapes.reserve(b.mem, int64(len(rows))*nd*8)
+	}
 }
 
 // promoteIndex returns the narrowest index type that holds every value of

@@ -560,3 +560,34 @@ func BenchmarkSparseBuild(b *testing.B) {
 		}
 	})
 }
+
+// TestSparseRowFunction: SparseRow reads sparse columns; Row (dense) and
+// SparseRow refuse each other's columns with arrow.ErrType.
+func TestSparseRowFunction(t *testing.T) {
+	mem := testutil.Checked(t)
+	x, err := coo.FromSlices(mem, []int64{2, 2}, []int32{1, 0}, coo.RowMajor, []float64{4})
+	require.NoError(t, err)
+	defer x.Release()
+	col, err := arrowext.NewSparseTensorArray(mem, arrowext.SparseTensorParams{Format: arrowsparse.FormatCOO}, []arrowsparse.Tensor{nil, x})
+	require.NoError(t, err)
+	defer col.Release()
+	assert.True(t, arrowext.IsSparse(col.TensorType().ExtensionName()))
+	assert.False(t, arrowext.IsSparse(arrowext.FixedShapeTensorName))
+	y, err := arrowext.SparseRow(col, 1)
+	require.NoError(t, err)
+	assert.Equal(t, denseBytes(t, mem, x), denseBytes(t, mem, y))
+	y.Release()
+	y, err = arrowext.SparseRow(col, 0)
+	require.NoError(t, err)
+	assert.Nil(t, y)
+	_, err = arrowext.Row(col, 1)
+	require.ErrorIs(t, err, arrow.ErrType)
+	assert.Contains(t, err.Error(), "SparseRow")
+	ints := array.NewInt64Builder(mem)
+	ints.Append(1)
+	other := ints.NewArray()
+	ints.Release()
+	defer other.Release()
+	_, err = arrowext.SparseRow(other, 0)
+	require.ErrorIs(t, err, arrow.ErrType)
+}
