@@ -145,6 +145,16 @@ example() { # examples/fixedshape writes a column; its read.py reads it with pya
   fi
 }
 counted "   examples/fixedshape, read by its read.py with pyarrow" example
+termweights() { # examples/termweights writes a Parquet file; its read.py scores it with pyarrow and scipy
+  mkdir -p "$WORK/termweights"
+  if go run ./examples/termweights "$WORK/termweights" >"$WORK/termweights.log" 2>&1 &&
+     PYTHONPATH="$ROOT/python" "$PY" examples/termweights/read.py "$WORK/termweights" >>"$WORK/termweights.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/termweights: $(tail -n 3 "$WORK/termweights.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/termweights, read by its read.py with pyarrow" termweights
 EXT=(env PYTHONPATH="$ROOT/python" "$PY" python/tests/interop_ext.py)
 "$ROOT/build/sparsecases" write "$SEED" "$WORK/gosparse"
 counted "   Go -> pyarrow: interop_ext.py check of Go's sparse columns" "${EXT[@]}" check "$WORK/gosparse"

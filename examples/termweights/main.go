@@ -7,6 +7,9 @@
 //
 //	go run ./examples/termweights [DIR]
 //
+// read.py in this directory reads the file with pyarrow and the Python
+// package and scores it the same way (interop/run.sh runs both).
+//
 // The vocabulary and the documents are tiny; the same code serves columns
 // of millions of rows: the CSR matrix's indices and values are the
 // column's buffers, and its row pointers are the lists' offsets.
