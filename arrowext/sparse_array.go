@@ -1,6 +1,7 @@
 package arrowext
 
 import (
+	"slices"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -139,46 +140,53 @@ func rowErrorf(t *SparseTensorType, i int, kind error, format string, args ...an
 // the type, and the lengths of the arrays against each other and the
 // shape. It reports false for a null row.
 func (a *SparseTensorArray) locate(i int) (sparseRow, bool, error) {
+	var r sparseRow
+	ok, err := a.locateInto(i, &r)
+	return r, ok, err
+}
+
+// locateInto is locate writing into r, reusing the memory of r's shape and
+// spans (so that a loop over every row allocates nothing per row).
+func (a *SparseTensorArray) locateInto(i int, r *sparseRow) (bool, error) {
 	t := a.TensorType()
 	m := t.meta
 	d := a.Data()
 	if i < 0 || i >= d.Len() {
-		return sparseRow{}, false, core.Errorf(arrowsparse.ErrOutOfRange, "%s: row %d of a column of %d rows", t.ExtensionName(), i, d.Len())
+		return false, core.Errorf(arrowsparse.ErrOutOfRange, "%s: row %d of a column of %d rows", t.ExtensionName(), i, d.Len())
 	}
 	s := int64(d.Offset()) + int64(i)
 	if valid, err := validAt(d, s); err != nil || !valid {
-		return sparseRow{}, false, err
+		return false, err
 	}
 	children := d.Children()
 	if len(children) != len(t.fields)+btoi(t.shapeField >= 0) {
-		return sparseRow{}, false, rowErrorf(t, i, arrowsparse.ErrStructure, "the storage has %d children, want %d", len(children), len(t.fields)+btoi(t.shapeField >= 0))
+		return false, rowErrorf(t, i, arrowsparse.ErrStructure, "the storage has %d children, want %d", len(children), len(t.fields)+btoi(t.shapeField >= 0))
 	}
-	var r sparseRow
 	if t.shapeField >= 0 {
 		shape, err := rowShape(t, i, children[t.shapeField], s)
 		if err != nil {
-			return sparseRow{}, false, err
+			return false, err
 		}
 		r.shape = shape
 		// (The message is formatted only on failure.)
 		if m.checkRowShape(r.shape, "") != nil {
-			return sparseRow{}, false, m.checkRowShape(r.shape, "row "+strconv.Itoa(i)+" shape")
+			return false, m.checkRowShape(r.shape, "row "+strconv.Itoa(i)+" shape")
 		}
 	} else {
-		r.shape = append([]int64(nil), m.shape...) // checked with the type
+		r.shape = append(r.shape[:0], m.shape...) // checked with the type
 	}
-	r.spans = make([]span, len(m.arrays))
+	r.spans = slices.Grow(r.spans[:0], len(m.arrays))[:len(m.arrays)]
 	for j := range m.arrays {
 		sp, err := listSpan(t, i, j, children[t.fields[j]], s)
 		if err != nil {
-			return sparseRow{}, false, err
+			return false, err
 		}
 		r.spans[j] = sp
 	}
-	if err := t.checkLengths(i, r); err != nil {
-		return sparseRow{}, false, err
+	if err := t.checkLengths(i, *r); err != nil {
+		return false, err
 	}
-	return r, true, nil
+	return true, nil
 }
 
 func btoi(b bool) int {

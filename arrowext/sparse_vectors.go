@@ -155,8 +155,9 @@ func (a *SparseTensorArray) ToCSR(mem memory.Allocator, opts ...RowOption) (*gcs
 	type rowSpan struct{ istart, vstart, n int64 }
 	spans := make([]rowSpan, n)
 	var ileaf, vleaf arrow.ArrayData
+	var r sparseRow // reused: nothing is allocated per row
 	for i := range n {
-		r, ok, err := a.locate(i)
+		ok, err := a.locateInto(i, &r)
 		if err != nil {
 			return nil, err
 		}
