@@ -4,8 +4,16 @@
 # benchmarks on the same workloads, in the same run, and prints the ratio
 # table (bench/ratios.py). Results go to $BENCH_WORK (default build/bench).
 #
-#   bench/run.sh                  # everything, ~15 min on 2 cores
+# The copy of the shared harness gets bench/harness overlaid: a generator
+# with the scaling workloads (workload a at 1M and 40M entries, b with 10^6
+# per mode, the dimensions of FROSTT's delicious-4d and nell-2) and
+# py/wide.py, the scipy / pydata-sparse / numpy anchors on them.
+#
+#   bench/run.sh                  # everything, ~40 min on 2 cores
+#   BENCH_BIG=1 bench/run.sh      # also workload a at 100M entries (int32
+#                                 # coordinates; ~12 GiB peak, +40 min)
 #   SKIP_ANCHORS=1 bench/run.sh   # only this module (reuses earlier anchor results)
+#   SKIP_WIDE=1 bench/run.sh      # only the shared workloads, as before
 #   INSTALL=1 bench/run.sh        # apt-get the Python anchors first (root)
 #   COUNT=5                       # samples per benchmark (go -count, python reps)
 #   MTX=1 bench/run.sh            # also Matrix Market read/write (package mtx) against
@@ -22,28 +30,50 @@ COUNT=${COUNT:-5}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 export BENCH_DATA=${BENCH_DATA:-$WORK/data}
+export BENCH_BIG=${BENCH_BIG:-0}
 
 if [ ! -d "$ANCHORS" ]; then
   echo "bench: anchor harness not found at $ANCHORS (set ANCHORS)" >&2
   exit 1
 fi
-# The shared harness is read-only: run a copy.
+# The shared harness is read-only: run a copy, with bench/harness overlaid.
 rm -rf "$WORK/anchors.new"
 cp -r "$ANCHORS" "$WORK/anchors.new"
 chmod -R u+w "$WORK/anchors.new"
+cp -r "$ROOT/bench/harness/." "$WORK/anchors.new/"
 if [ -d "$WORK/anchors/results" ]; then cp -r "$WORK/anchors/results/." "$WORK/anchors.new/results/"; fi
 rm -rf "$WORK/anchors"
 mv "$WORK/anchors.new" "$WORK/anchors"
 
-(cd "$WORK/anchors" && go run ./gen -out "$BENCH_DATA")
+WIDE="a_powerlaw2d_1m,a_powerlaw2d_40m,b_tensor3d_1e6,d_delicious4d,e_nell2"
+(
+  cd "$WORK/anchors"
+  go run ./gen -out "$BENCH_DATA"
+  if [ "${SKIP_WIDE:-0}" != 1 ]; then
+    go run ./gen -out "$BENCH_DATA" -only a -a-nnz 1000000 -name a_powerlaw2d_1m
+    go run ./gen -out "$BENCH_DATA" -only a -a-nnz 40000000 -name a_powerlaw2d_40m
+    go run ./gen -out "$BENCH_DATA" -only b -b-n 1000000 -name b_tensor3d_1e6
+    go run ./gen -out "$BENCH_DATA" -only d,e
+    if [ "$BENCH_BIG" = 1 ]; then
+      go run ./gen -out "$BENCH_DATA" -only a -a-nnz 100000000 -int32 -name a_powerlaw2d_100m
+    fi
+  fi
+)
+if [ "$BENCH_BIG" = 1 ]; then WIDE="$WIDE,a_powerlaw2d_100m"; fi
 if [ "${SKIP_ANCHORS:-0}" != 1 ]; then
   (cd "$WORK/anchors" && REPS=$COUNT COUNT=$COUNT ./run-anchors.sh)
+  if [ "${SKIP_WIDE:-0}" != 1 ]; then
+    # Workload a at 10M entries too: the per-entry growth is read against it.
+    (cd "$WORK/anchors" && ${PY:-/usr/bin/python3} py/wide.py -o results/py_wide.jsonl --reps "$COUNT" \
+      --workloads "a_powerlaw2d,b_tensor3d,$WIDE")
+  fi
 fi
 
 echo "bench: this module (go test -bench, -count $COUNT)"
-go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./coo | tee "$WORK/arrowsparse.txt"
-go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./gcs | tee -a "$WORK/arrowsparse.txt"
-go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime "${BENCHTIME:-500ms}" -count "$COUNT" -timeout 60m ./csf | tee -a "$WORK/arrowsparse.txt"
+BT=${BENCHTIME:-500ms}
+go test -run '^$' -bench 'BenchmarkCanonicalize' -benchtime "$BT" -count "$COUNT" -timeout 180m ./coo | tee "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkCOOToCSR|BenchmarkCSRToCSC|BenchmarkSpMV|BenchmarkGCSFromCOO' -benchtime "$BT" -count "$COUNT" -timeout 180m ./gcs | tee -a "$WORK/arrowsparse.txt"
+go test -run '^$' -bench 'BenchmarkFromCOO|BenchmarkMTTKRP' -benchtime "$BT" -count "$COUNT" -timeout 180m ./csf | tee -a "$WORK/arrowsparse.txt"
 
 MTXARGS=()
 if [ "${MTX:-0}" = 1 ]; then

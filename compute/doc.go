@@ -80,8 +80,9 @@
 // them, as for trailing axes of a canonical COO tensor or the columns of a
 // CSR matrix) and reduces the runs of equal keys in storage order; a dense
 // result is accumulated directly. Results whose element count exceeds
-// int64 (hypersparse shapes) are grouped by a comparison sort of their
-// coordinates instead.
+// int64 (hypersparse shapes) are grouped by the ranks of their result
+// coordinates, found by the sparse formats' radix sort (keysort.Carry) on
+// keys of one 64-bit word per part of the result's axes.
 //
 // # Ownership
 //

@@ -174,3 +174,77 @@ func TestEmptyAxisLargeResult(t *testing.T) {
 	_, err = compute.Prod(mem, x, []int{1}, compute.ReduceOptions{})
 	require.ErrorIs(t, err, arrowsparse.ErrOverflow, "2^40 ones do not fit in memory")
 }
+
+// TestHypersparseReduceRandom reduces random tensors whose results have
+// more elements than int64 counts (keys of two and three 64-bit words),
+// large enough for the radix sort's buckets and workers, against a map,
+// with KeepDims and without, on 1 and 2 workers.
+func TestHypersparseReduceRandom(t *testing.T) {
+	mem := testutil.Checked(t)
+	r := rand.New(rand.NewPCG(71, 72))
+	for _, shape := range [][]int64{
+		{1 << 40, 1 << 40, 6},
+		{1<<62 + 3, 5, 1 << 62, 1 << 30},
+	} {
+		nd := len(shape)
+		for _, n := range []int{300, 70_000} {
+			cs := make([]int64, n*nd)
+			vs := make([]float64, n)
+			for i := range n {
+				for k, d := range shape {
+					// Few distinct values per axis: many duplicates after
+					// the reduction.
+					cs[i*nd+k] = []int64{0, 1, d / 3, d - 1}[r.IntN(4)]
+					if d <= 6 {
+						cs[i*nd+k] = r.Int64N(d)
+					}
+				}
+				vs[i] = float64(r.IntN(100))
+			}
+			x, err := coo.FromSlices(mem, shape, cs, coo.RowMajor, vs)
+			require.NoError(t, err)
+			reduced := nd - 1
+			for _, keep := range []bool{false, true} {
+				for _, workers := range []int{1, 2} {
+					s, err := compute.Sum(mem, x, []int{reduced}, compute.ReduceOptions{KeepDims: keep, Workers: workers})
+					require.NoError(t, err)
+					want := map[[4]int64]float64{}
+					for i := range n {
+						var k [4]int64
+						copy(k[:], cs[i*nd:i*nd+reduced])
+						want[k] += vs[i]
+					}
+					for k, v := range want {
+						if v == 0 {
+							delete(want, k)
+						}
+					}
+					got := map[[4]int64]float64{}
+					var last []int64
+					for c, v := range coo.All[float64](s.(*coo.Tensor)) {
+						require.True(t, last == nil || slicesLess(last, c), "result not in canonical order")
+						last = append(last[:0], c...)
+						var k [4]int64
+						copy(k[:], c[:reduced])
+						if keep {
+							require.Equal(t, int64(0), c[reduced])
+						}
+						got[k] = v
+					}
+					require.Equal(t, want, got, "shape %v n=%d keep=%v workers=%d", shape, n, keep, workers)
+					s.Release()
+				}
+			}
+			x.Release()
+		}
+	}
+}
+
+func slicesLess(a, b []int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}

@@ -11,7 +11,10 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
+	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 	"github.com/arrowsparse/arrowsparse/views"
 )
@@ -415,13 +418,13 @@ func (p *plan) linearKeyer(c *coo.Tensor) keyer {
 		kr.sorted = j == 0 || j >= n || out[j] >= out[j-1]
 	}
 	shape := p.outShape
-	divs := make([]divider, len(shape))
+	divs := make([]divide.Divider, len(shape))
 	for j, d := range shape {
-		divs[j] = newDivider(uint64(max(d, 1)))
+		divs[j] = divide.New(uint64(max(d, 1)))
 	}
 	kr.coords = func(k uint64, dst []int64) {
 		for j := len(shape) - 1; j >= 0; j-- {
-			q, r := divs[j].divMod(k)
+			q, r := divs[j].DivMod(k)
 			dst[j] = int64(r)
 			k = q
 		}
@@ -480,44 +483,84 @@ func cooKeysOf[I arrowsparse.Index](c *coo.Tensor, mul []uint64, lo, hi int64, k
 }
 
 // rankKeyer keys entries by the rank of their result coordinates among
-// the distinct ones, for results with more elements than int64 counts:
-// the coordinates are sorted as tuples, once.
+// the distinct ones, for results with more elements than int64 counts.
+// The result coordinates are keyed by one 64-bit word per part of the
+// result's axes (coords.Linearize) and sorted once by the radix sort of
+// the sparse formats (keysort.Carry), carrying each entry's number; the
+// ranks follow from one pass over the sorted order.
 func (p *plan) rankKeyer(c *coo.Tensor) keyer {
-	nd, od := len(p.shape), len(p.outShape)
-	n := c.NNZ()
-	all := c.AppendCoords(nil)
-	out := make([]int64, n*int64(od))
-	for i := range n {
+	nd := len(p.shape)
+	n := int(c.NNZ())
+	lin := coords.Linearize(p.outShape, nil)
+	w := len(lin.KeyBits)
+	strides := make([][]uint64, w)
+	for q := range w {
+		strides[q] = make([]uint64, nd)
 		for a := range nd {
 			if j := p.outAxis[a]; j >= 0 && !p.reduced[a] {
-				out[i*int64(od)+int64(j)] = all[i*int64(nd)+int64(a)]
+				strides[q][a] = lin.Strides[q][j]
 			}
 		}
 	}
-	perm := make([]int64, n)
-	for i := range perm {
-		perm[i] = int64(i)
+	var data []byte
+	if b := c.CoordsBuffer(); b != nil {
+		data = b.Bytes()
 	}
-	cmp := func(a, b int64) int {
-		return slices.Compare(out[a*int64(od):(a+1)*int64(od)], out[b*int64(od):(b+1)*int64(od)])
+	m := coords.Matrix{Type: c.IndexType(), Data: data, N: c.NNZ(), Shape: c.Shape(), ColMajor: c.Layout() == coo.ColMajor}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(i)
 	}
-	slices.SortStableFunc(perm, cmp)
+	perm := make([]int64, n) // entries in result order, ties in storage order
+	first := make([]bool, n) // perm[j] has other result coordinates than perm[j-1]
+	srt := keysort.Carry{
+		N:       n,
+		KeyBits: lin.KeyBits,
+		Workers: workersFor(p.o.Workers, int64(n)),
+		Keys:    m.Ops().Keys(m, strides),
+		In:      core.BytesOf(ids),
+		VW:      8,
+		Reduce: func(pos int, b *keysort.Bucket) int {
+			vs := core.MustSliceBytes[int64](b.Vals)
+			for i, x := range b.Words {
+				perm[pos+i] = vs[b.Entry(x)]
+				// Equal keys never straddle two buckets, and within one
+				// equal keys have equal key numbers.
+				first[pos+i] = i == 0 || x>>b.IB != b.Words[i-1]>>b.IB
+			}
+			return len(b.Words)
+		},
+	}
+	srt.Run()
+	ids = nil
 	kr := keyer{keys: make([]uint64, n), sorted: true}
-	var table []int64
+	var reps []int64 // an entry of each rank
 	rank := uint64(0)
 	for j, e := range perm {
-		if j > 0 && cmp(perm[j-1], e) != 0 {
+		if j > 0 && first[j] {
 			rank++
 		}
-		if j == 0 || cmp(perm[j-1], e) != 0 {
-			table = append(table, out[e*int64(od):(e+1)*int64(od)]...)
+		if j == 0 || first[j] {
+			reps = append(reps, e)
 		}
 		kr.keys[e] = rank
 	}
-	for i := int64(1); i < n && kr.sorted; i++ {
+	for i := 1; i < n && kr.sorted; i++ {
 		kr.sorted = kr.keys[i] >= kr.keys[i-1]
 	}
 	kr.bits = uint(bits.Len64(rank))
-	kr.coords = func(k uint64, dst []int64) { copy(dst, table[k*uint64(od):(k+1)*uint64(od)]) }
+	iop := m.Ops()
+	kr.coords = func(k uint64, dst []int64) {
+		e := reps[k]
+		for a := range nd {
+			if j := p.outAxis[a]; j >= 0 {
+				if p.reduced[a] {
+					dst[j] = 0
+				} else {
+					dst[j] = iop.At(m, e, a)
+				}
+			}
+		}
+	}
 	return kr
 }

@@ -1,7 +1,6 @@
 package coo_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -10,20 +9,29 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
 
-// BenchmarkCanonicalize sorts and sums duplicates of the shared 10M-entry
-// workloads (bench/README.md), the operation timed on the anchors as
-// coo_sort: scipy sum_duplicates, pydata-sparse COO(), torch coalesce, and
-// the plain-Go LSD radix baseline. B/op is everything the call allocates
-// (the output buffers included); the input is 240 MB (a) and 320 MB (b).
+// BenchmarkCanonicalize sorts and sums duplicates of the shared workloads
+// (bench/README.md; internal/testing/benchdata lists them: workload a at 1M to
+// 100M entries, and the 10M-entry tensors, delicious-4d's beyond 64-bit
+// linear indices), the operation timed on the anchors as coo_sort: scipy
+// sum_duplicates, pydata-sparse COO(), torch coalesce, and the plain-Go LSD
+// radix baseline. B/op is everything the call allocates (the output
+// buffers included); the input is 24 bytes per entry for a (16 for its
+// int32 forms, benchdata.Forms2D), 32 for the 3-d tensors and 40 for
+// delicious-4d. cpu-ms/op is the process's CPU time.
 func BenchmarkCanonicalize(b *testing.B) {
-	for _, w := range []string{"a_powerlaw2d", "b_tensor3d"} {
+	forms := benchdata.Forms2D()
+	for _, w := range benchdata.Tensors {
+		forms = append(forms, benchdata.Form{Workload: w})
+	}
+	for _, f := range forms {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
-				x := benchdata.LoadCOO(b, w)
+			b.Run(f.Name(workers), func(b *testing.B) {
+				x := f.Load(b)
 				defer x.Release()
 				mem := memory.NewGoAllocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				cpu := benchdata.StartCPU()
 				for b.Loop() {
 					y, err := x.Canonicalize(mem, coo.ConvertOptions{Workers: workers})
 					if err != nil {
@@ -31,6 +39,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 					}
 					y.Release()
 				}
+				cpu.Report(b)
 			})
 		}
 	}

@@ -25,11 +25,21 @@ import (
 // is returned itself, retained. The returned tensor must be released by
 // the caller.
 //
-// Memory: the output buffers, plus, unless the index type is at least 8
-// bytes per entry row (ndim × index width ≥ 8) and values are 8 bytes wide,
-// up to 16 bytes per entry of scratch. For the common int64/float64 layout
-// of any rank ≥ 1 the sort runs inside the output buffers: the peak extra
-// memory is one copy of the input.
+// The sort is a parallel radix sort of linear keys (internal/keysort
+// Carry) that moves each value with its key, for every shape: keys of
+// shapes with more than 2^64 elements have one 64-bit word per part of the
+// axes.
+//
+// Memory, beyond the output buffers: the sort stages the values in the
+// values output, and the key bits below a bucket's (4 bytes per entry when
+// they fit in 32 bits, as for shapes of up to about 2^40 elements, else 8
+// per 64 bits) in the coordinate output when a coordinate row is at most
+// twice their width, and otherwise in an array of their own, which for
+// int64 coordinates and 8-byte values is at most a third of the output
+// of a matrix and less than half in general. Each worker also holds the
+// buffers of one bucket (some 2^14 to 2^16 entries of 16 bytes and a
+// value each, more for keys wider than about 48 bits below the bucket's):
+// a few MiB.
 func (t *Tensor) Canonicalize(mem memory.Allocator, o ConvertOptions) (*Tensor, error) {
 	if err := o.Duplicates.Check(); err != nil {
 		return nil, err
@@ -79,6 +89,13 @@ func (t *Tensor) derived(cbuf *memory.Buffer, layout Layout, values *memory.Buff
 // sorted sorts the entries into new row-major coordinate and value buffers
 // of nnz entries each, merging duplicates under policy p. It returns the
 // buffers, the number of entries written and whether duplicates were met.
+//
+// The keys are the entries' linear indices (coords.Linearize: one word, or
+// one word per part of the axes when the shape has more than 2^64
+// elements), sorted by keysort.Carry, which moves the values with the
+// keys. The sort stages the values in the values output and the key bits
+// below a bucket's in the coordinate output, at one row per entry, when a
+// row has room for them.
 func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers int) (*memory.Buffer, *memory.Buffer, int64, bool) {
 	n := t.nnz
 	nd := len(t.shape)
@@ -88,51 +105,35 @@ func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers 
 	if n == 0 {
 		return cbuf, values, 0, false
 	}
-	in := valueBytes(t)
 	iop, vop := coords.For(t.indexType), vals.For(t.valueType)
-
-	if lin, ok := coords.Linearize(t.shape, nil, n); ok {
-		divs := lin.Divs
-		cb, vb := cbuf.Bytes(), values.Bytes()
-		var dup atomic.Bool
-		srt := keysort.Sort{
-			N:       int(n),
-			KeyBits: lin.KeyBits,
-			Workers: workers,
-			Keys:    iop.Keys(t.matrix(), lin.Strides),
-			Reduce: func(pos int, words []uint64, ib uint) int {
-				c := iop.EmitKeys(cb, nd, divs, pos, words, ib)
-				if _, d := vop.ReduceWords(in, vb, pos, words, ib, p); d {
-					dup.Store(true)
-				}
-				return c
-			},
-			Move: func(dst, src, m int) {
-				rw := int64(nd) * iw
-				copy(cb[int64(dst)*rw:], cb[int64(src)*rw:int64(src+m)*rw])
-				copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
-			},
-		}
-		if int64(nd)*iw >= 8 {
-			srt.Scratch1 = core.MustSliceBytes[uint64](cb[:8*n])
-		}
-		if vw == 8 {
-			srt.Scratch2 = core.MustSliceBytes[uint64](vb)
-		}
-		u := srt.Run()
-		return cbuf, values, int64(u), dup.Load()
+	lin := coords.Linearize(t.shape, nil)
+	cb, vb := cbuf.Bytes(), values.Bytes()
+	rw := int64(nd) * iw // bytes of a coordinate row
+	var dup atomic.Bool
+	srt := keysort.Carry{
+		N:       int(n),
+		KeyBits: lin.KeyBits,
+		Workers: workers,
+		Keys:    iop.Keys(t.matrix(), lin.Strides),
+		In:      valueBytes(t),
+		VW:      int(vw),
+		Reduce: func(pos int, b *keysort.Bucket) int {
+			c := iop.Emit(cb, &lin, pos, b)
+			if _, d := vop.ReduceWords(b.Vals, vb, pos, b.Words, b.IB, p); d {
+				dup.Store(true)
+			}
+			return c
+		},
+		Move: func(dst, src, m int) {
+			copy(cb[int64(dst)*rw:], cb[int64(src)*rw:int64(src+m)*rw])
+			copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
+		},
+		StageKeys:      cb,
+		StageKeyStride: int(rw),
+		StageVals:      vb,
 	}
-
-	// Keys too wide for one word (or a 0-d tensor): sort a permutation by
-	// comparing coordinate tuples.
-	perm := make([]int64, n)
-	for i := range perm {
-		perm[i] = int64(i)
-	}
-	starts := iop.SortPerm(t.matrix(), perm)
-	iop.GatherRuns(t.matrix(), cbuf.Bytes(), perm, starts)
-	dup := vop.ReducePerm(in, values.Bytes(), 0, perm, starts, p)
-	return cbuf, values, int64(len(starts) - 1), dup
+	u := srt.Run()
+	return cbuf, values, int64(u), dup.Load()
 }
 
 // valueBytes returns exactly the nnz values' bytes (a buffer may be longer,

@@ -78,5 +78,7 @@
 //
 // A Tensor may be read by any number of goroutines. Canonicalize runs on as
 // many goroutines as GOMAXPROCS unless ConvertOptions.Workers says
-// otherwise; its result does not depend on the number of workers.
+// otherwise; its result does not depend on the number of workers. It is a
+// parallel radix sort for every shape and size (see Canonicalize for its
+// memory), shapes of 2^64 elements or more included.
 package coo

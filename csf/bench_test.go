@@ -18,26 +18,33 @@ import (
 // order, summing duplicates. The anchor is pydata-sparse's GCXS.from_coo
 // with compressed_axes [0, 1] on the same unsorted data (coo_to_gcxs_c01_nocanon).
 // It reports the CSF and COO index sizes.
+//
+// The other 10M-entry tensors of internal/testing/benchdata.Tensors (10^6 per mode,
+// delicious-4d beyond 64-bit linear indices, nell-2) run the same way.
 func BenchmarkFromCOO(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("b_tensor3d/workers=%d", workers), func(b *testing.B) {
-			x := benchdata.LoadCOO(b, "b_tensor3d")
-			defer x.Release()
-			mem := memory.NewGoAllocator()
-			b.ReportAllocs()
-			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
-			var idx int64
-			for b.Loop() {
-				y, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
+	for _, w := range benchdata.Tensors {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
+				x := benchdata.LoadCOO(b, w)
+				defer x.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				var idx int64
+				cpu := benchdata.StartCPU()
+				for b.Loop() {
+					y, err := csf.FromCOO(mem, x, csf.ConvertOptions{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					idx = y.IndexBytes()
+					y.Release()
 				}
-				idx = y.IndexBytes()
-				y.Release()
-			}
-			b.ReportMetric(float64(idx)/1e6, "csf-index-MB")
-			b.ReportMetric(float64(x.CoordsBuffer().Len())/1e6, "coo-index-MB")
-		})
+				cpu.Report(b)
+				b.ReportMetric(float64(idx)/1e6, "csf-index-MB")
+				b.ReportMetric(float64(x.CoordsBuffer().Len())/1e6, "coo-index-MB")
+			})
+		}
 	}
 }
 

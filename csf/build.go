@@ -1,7 +1,6 @@
 package csf
 
 import (
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -10,7 +9,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
@@ -19,8 +18,7 @@ import (
 // c is Σ c[l]·S[l], where S[l] is the product of the sizes of the levels
 // below l. When that does not fit in 64 bits, the levels are cut into
 // parts whose keys do (each entry then has one key per part, compared top
-// part first), and failing that the entries come as rows of level-order
-// coordinates.
+// part first; coords.Linearize cuts them).
 //
 // The node of level l that holds a key covers the key range [base,
 // base+S[l]). A key starts a new node on level l, and on every level below
@@ -37,9 +35,8 @@ import (
 type builder struct {
 	nl    int
 	sizes []int64
-	parts []part  // the entries' keys, or nil
-	rows  []int64 // or their coordinate rows, nl per entry
-	u     int64   // number of entries
+	parts []part // the entries' keys
+	u     int64  // number of entries
 
 	chunks []int64    // chunk c is entries [chunks[c], chunks[c+1])
 	before [][]int64  // before[c][l]: nodes of level l made by chunks < c
@@ -50,9 +47,9 @@ type builder struct {
 // part is a run of levels [lo, hi) whose keys fit in 64 bits.
 type part struct {
 	lo, hi int
-	keys   []uint64          // per entry, sorted with the keys of the parts above
-	span   []uint64          // span[l-lo]: the key range of a level-l node
-	divs   []keysort.Divider // divs[l-lo] divides by span[l-lo]
+	keys   []uint64         // per entry, sorted with the keys of the parts above
+	span   []uint64         // span[l-lo]: the key range of a level-l node
+	divs   []divide.Divider // divs[l-lo] divides by span[l-lo]
 }
 
 func newBuilder(sizes []int64, u int64, workers int) *builder {
@@ -76,11 +73,11 @@ func (b *builder) setKeys(bounds []int, keys [][]uint64) {
 		pt := &b.parts[q]
 		pt.lo, pt.hi, pt.keys = bounds[q], bounds[q+1], keys[q]
 		pt.span = make([]uint64, pt.hi-pt.lo)
-		pt.divs = make([]keysort.Divider, pt.hi-pt.lo)
+		pt.divs = make([]divide.Divider, pt.hi-pt.lo)
 		sp := uint64(1)
 		for l := pt.hi - 1; l >= pt.lo; l-- {
 			pt.span[l-pt.lo] = sp
-			pt.divs[l-pt.lo] = keysort.NewDivider(sp)
+			pt.divs[l-pt.lo] = divide.New(sp)
 			sp *= uint64(max(b.sizes[l], 1))
 		}
 	}
@@ -107,18 +104,6 @@ func (b *builder) newState() *pathState {
 // nodes in st.coord.
 func (b *builder) next(st *pathState, j int64) int {
 	nl := b.nl
-	if b.parts == nil {
-		row := b.rows[j*int64(nl) : (j+1)*int64(nl)]
-		d := 0
-		if !st.first {
-			for d < nl && row[d] == st.coord[d] {
-				d++
-			}
-		}
-		st.first = false
-		copy(st.coord, row)
-		return d
-	}
 	if len(b.parts) == 1 {
 		return b.nextKey(st, &b.parts[0], b.parts[0].keys[j])
 	}
@@ -401,12 +386,4 @@ func empty(mem memory.Allocator, s *buildSpec) *Tensor {
 	b := newBuilder(s.levelSizes(), 0, 1)
 	t, _ := assemble(mem, s, b, core.NewBuffer(mem, 0), nil)
 	return t
-}
-
-// workersOr returns w, or GOMAXPROCS if w ≤ 0.
-func workersOr(w int) int {
-	if w <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return w
 }

@@ -1,8 +1,6 @@
 package csf
 
 import (
-	"cmp"
-	"math/bits"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -44,7 +42,7 @@ func (o *ConvertOptions) spec(valueType arrow.DataType, shape []int64, names []s
 		order:     slices.Clone(order),
 		idxTypes:  make([]arrow.DataType, nl),
 		ptrTypes:  make([]arrow.DataType, nl-1),
-		workers:   workersOr(o.Workers),
+		workers:   par.Workers(o.Workers),
 	}
 	base, ptrBase := o.IndexType, o.IndptrType
 	if base == nil {
@@ -101,16 +99,16 @@ func defaultIndexType(it arrow.DataType, max int64) arrow.DataType {
 //
 // A canonical COO tensor converted in the axis order 0, 1, … is already in
 // tree order: it is not sorted again, and its values buffer is shared.
-// Otherwise FromCOO sorts 64-bit keys (the linear index in axis order, with
-// the entry number below it) with a parallel radix sort, combines
-// duplicates as the sorted groups come out, and builds the levels in two
-// parallel streaming passes over the sorted keys. For an int64 leaf level and 8-byte values
-// the sort runs inside the output buffers: the peak extra memory is the
-// sort's per-worker bucket buffers. Hypersparse shapes whose keys do not
-// fit in 64 bits (with the entry number) are sorted by one radix pass per
-// part of the levels, which needs about 8·(2·parts+4) bytes per entry of
-// scratch; a single dimension too large for any key makes it fall back to
-// a comparison sort of coordinate rows.
+// Otherwise FromCOO sorts the linear indices in axis order (one 64-bit
+// key word, or one per part of the levels when the shape has 2^64
+// elements or more) with a parallel radix sort that moves each value with
+// its key (internal/keysort Carry), combines duplicates as the sorted
+// buckets come out, and builds the levels in two parallel streaming passes
+// over the sorted keys. Memory, beyond the output: with one key word and
+// an int64 leaf level the sort stages in the output buffers, so the peak
+// extra memory is the sort's per-worker bucket buffers (a few MiB); with
+// a narrower leaf level the keys take 8 bytes per entry; with W key words,
+// 8·W bytes per entry for the keys plus 4 to 8·W for the staged key bits.
 //
 // The result must be released by the caller.
 func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, error) {
@@ -132,27 +130,16 @@ func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, er
 		cbytes = b.Bytes()
 	}
 	m := coords.Matrix{Type: x.IndexType(), Data: cbytes, N: n, Shape: shape, ColMajor: x.Layout() == coo.ColMajor}
-	iop := coords.For(x.IndexType())
+	lin := coords.Linearize(shape, s.order)
 	src := entries{
-		n:  n,
-		in: x.ValuesBuffer().Bytes(),
-		rows: func(lo, hi int64, dst []int64) {
-			nd := int64(len(shape))
-			tmp := make([]int64, (hi-lo)*nd)
-			iop.Fill(m, lo, hi, tmp)
-			for j := int64(0); j < hi-lo; j++ {
-				for l, k := range s.order {
-					dst[j*nd+int64(l)] = tmp[j*nd+int64(k)]
-				}
-			}
-		},
+		n:       n,
+		in:      x.ValuesBuffer().Bytes(),
+		keyBits: lin.KeyBits,
+		bounds:  lin.Bounds,
+		keys:    coords.For(x.IndexType()).Keys(m, lin.Strides),
 	}
-	if lin, ok := coords.Linearize(shape, s.order, n); ok {
-		src.keyBits = lin.KeyBits
-		src.keys = cooKeys(m, lin.Strides)
-		if x.IsCanonical() && slices.IsSorted(s.order) {
-			return fromSortedKeys(mem, s, &src, x.ValuesBuffer())
-		}
+	if x.IsCanonical() && slices.IsSorted(s.order) {
+		return fromSortedKeys(mem, s, &src, x.ValuesBuffer())
 	}
 	return sortAndBuild(mem, s, &src, o.Duplicates)
 }
@@ -163,162 +150,118 @@ func FromCOO(mem memory.Allocator, x *coo.Tensor, o ConvertOptions) (*Tensor, er
 func fromSortedKeys(mem memory.Allocator, s *buildSpec, e *entries, values *memory.Buffer) (*Tensor, error) {
 	nl := len(s.order)
 	n := e.n
+	w := len(e.keyBits)
 	var leaf *memory.Buffer
-	var keys []uint64
-	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
+	keys := make([][]uint64, w)
+	if w == 1 && arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
 		leaf = core.NewBuffer(mem, n*8)
-		keys = core.MustSliceBytes[uint64](leaf.Bytes())
+		keys[0] = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
-		keys = make([]uint64, n)
+		for q := range keys {
+			keys[q] = make([]uint64, n)
+		}
 	}
 	cuts := splitLeaves(0, n, s.workers)
-	par.Do(s.workers, func(c int) { e.keys(int(cuts[c]), int(cuts[c+1]), keys[cuts[c]:cuts[c+1]]) })
+	par.Do(s.workers, func(c int) {
+		if w == 1 {
+			e.keys(int(cuts[c]), int(cuts[c+1]), keys[0][cuts[c]:cuts[c+1]])
+			return
+		}
+		buf := make([]uint64, chunk*w)
+		for a := cuts[c]; a < cuts[c+1]; a += chunk {
+			b := min(a+chunk, cuts[c+1])
+			e.keys(int(a), int(b), buf)
+			for j := range b - a {
+				for q := range w {
+					keys[q][a+j] = buf[j*int64(w)+int64(q)]
+				}
+			}
+		}
+	})
 	vw := int64(arrowsparse.ByteWidth(s.valueType))
 	b := newBuilder(s.levelSizes(), n, s.workers)
-	b.setKeys([]int{0, nl}, [][]uint64{keys})
+	b.setKeys(e.bounds, keys)
 	return assemble(mem, s, b, sliceBuffer(values, 0, n*vw), leaf)
 }
 
-// cooKeys returns the keysort key function Σ coord[k]·strides[k] of a COO
-// coordinate matrix.
-//
-// coords.Ops.Keys has fast paths for row-major matrices of rank 2 and 3
-// that assume the last stride is 1, which holds only when the last
-// dimension is last in the axis order; other row-major cases are computed
-// here from coordinate rows instead.
-func cooKeys(m coords.Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
-	nd := len(m.Shape)
-	rowMajor := !m.ColMajor || m.N <= 1
-	if !rowMajor || strides[nd-1] == 1 || (nd != 2 && nd != 3) {
-		return coords.For(m.Type).Keys(m, strides)
-	}
-	iop := coords.For(m.Type)
-	return func(lo, hi int, dst []uint64) {
-		step := int(core.ChunkEntries(nd, int64(hi-lo)))
-		buf := make([]int64, step*nd)
-		for a := lo; a < hi; a += step {
-			b := min(a+step, hi)
-			iop.Fill(m, int64(a), int64(b), buf)
-			for j := range b - a {
-				var key uint64
-				for k, c := range buf[j*nd : (j+1)*nd] {
-					key += uint64(c) * strides[k]
-				}
-				dst[a-lo+j] = key
-			}
-		}
-	}
-}
-
-// entries describes n entries to sort into a tree: their values and either
-// their linear keys in axis order (keys not nil) or their coordinates.
+// entries describes n entries to sort into a tree: their values and their
+// keys in axis order (coords.Linearization: one word per part of the
+// levels).
 type entries struct {
 	n       int64
 	in      []byte                         // n values of the value type
-	keyBits uint                           // keys are below 1<<keyBits
-	keys    func(lo, hi int, dst []uint64) // keys of entries [lo, hi); concurrent calls
-	rows    func(lo, hi int64, dst []int64)
+	keyBits []uint                         // word q of a key is below 1<<keyBits[q]
+	bounds  []int                          // part q is levels [bounds[q], bounds[q+1])
+	keys    func(lo, hi int, dst []uint64) // keys of entries [lo, hi), len(keyBits) words each; concurrent calls
 }
 
 // sortAndBuild sorts the entries, combines duplicates under p and builds
 // the tensor.
+//
+// The sort is keysort.Carry, which moves the values with the keys; Reduce
+// writes the distinct keys, one array per key word, and the combined
+// values. With one key word and an 8-byte leaf indices type the keys go to
+// the leaf indices buffer, where the builder turns each key into its leaf
+// index in place, and the sort stages in the output buffers.
 func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Duplicates) (*Tensor, error) {
 	nl := len(s.order)
 	n := e.n
+	w := len(e.keyBits)
 	vt := s.valueType
 	vw := int64(arrowsparse.ByteWidth(vt))
 	vop := vals.For(vt)
 	values := core.NewBuffer(mem, n*vw)
 	vb := values.Bytes()
-	dupErr := func() error {
-		return core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
-	}
-
-	if e.keys == nil {
-		if bounds := splitParts(s.levelSizes(), n); bounds != nil {
-			values.Release()
-			return sortParts(mem, s, e, p, bounds)
-		}
-		// Comparison sort of coordinate rows.
-		rows := make([]int64, n*int64(nl))
-		e.rows(0, n, rows)
-		perm := make([]int64, n)
-		for i := range perm {
-			perm[i] = int64(i)
-		}
-		compare := func(a, b int64) int {
-			ra, rb := rows[a*int64(nl):(a+1)*int64(nl)], rows[b*int64(nl):(b+1)*int64(nl)]
-			return slices.Compare(ra, rb)
-		}
-		slices.SortFunc(perm, func(a, b int64) int {
-			if r := compare(a, b); r != 0 {
-				return r
-			}
-			return cmp.Compare(a, b)
-		})
-		starts := make([]int64, 0, n+1)
-		for j := range perm {
-			if j == 0 || compare(perm[j-1], perm[j]) != 0 {
-				starts = append(starts, int64(j))
-			}
-		}
-		starts = append(starts, n)
-		if vop.ReducePerm(e.in, vb, 0, perm, starts, p) && p == arrowsparse.RejectDuplicates {
-			values.Release()
-			return nil, dupErr()
-		}
-		u := int64(len(starts) - 1)
-		uniq := make([]int64, u*int64(nl))
-		for r := range u {
-			q := perm[starts[r]]
-			copy(uniq[r*int64(nl):(r+1)*int64(nl)], rows[q*int64(nl):(q+1)*int64(nl)])
-		}
-		b := newBuilder(s.levelSizes(), u, s.workers)
-		b.rows = uniq
-		return assemble(mem, s, b, values, nil)
-	}
-
-	// Radix sort of linear keys. The unique keys go to the last indices
-	// buffer when it is 8 bytes wide: the builder then turns each key into
-	// its leaf index in place.
 	var leaf *memory.Buffer
-	var keys []uint64
-	if arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
+	keys := make([][]uint64, w)
+	if w == 1 && arrowsparse.ByteWidth(s.idxTypes[nl-1]) == 8 {
 		leaf = core.NewBuffer(mem, n*8)
-		keys = core.MustSliceBytes[uint64](leaf.Bytes())
+		keys[0] = core.MustSliceBytes[uint64](leaf.Bytes())
 	} else {
-		keys = make([]uint64, n)
+		for q := range keys {
+			keys[q] = make([]uint64, n)
+		}
 	}
 	var dup atomic.Bool
-	srt := keysort.Sort{
+	srt := keysort.Carry{
 		N:       int(n),
 		KeyBits: e.keyBits,
 		Workers: s.workers,
 		Keys:    e.keys,
-		Reduce: func(pos int, words []uint64, ib uint) int {
-			// Keys first: the values may overwrite the words (Scratch2).
+		In:      e.in,
+		VW:      int(vw),
+		Reduce: func(pos int, b *keysort.Bucket) int {
 			c := 0
-			last := words[0]>>ib + 1
-			for _, w := range words {
-				if k := w >> ib; k != last {
-					keys[pos+c] = k
-					c++
-					last = k
+			var last uint64
+			for q, x := range b.Words {
+				if kn := x >> b.IB; q > 0 && kn == last {
+					continue
 				}
+				last = x >> b.IB
+				if w == 1 {
+					keys[0][pos+c] = b.Key(x)
+				} else {
+					for i, k := range b.KeyWords(x) {
+						keys[i][pos+c] = k
+					}
+				}
+				c++
 			}
-			if _, d := vop.ReduceWords(e.in, vb, pos, words, ib, p); d {
+			if _, d := vop.ReduceWords(b.Vals, vb, pos, b.Words, b.IB, p); d {
 				dup.Store(true)
 			}
 			return c
 		},
 		Move: func(dst, src, m int) {
-			copy(keys[dst:dst+m], keys[src:src+m])
+			for _, k := range keys {
+				copy(k[dst:dst+m], k[src:src+m])
+			}
 			copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
 		},
-		Scratch1: keys, // dead after the scatter, then holds the unique keys
+		StageVals: vb,
 	}
-	if vw == 8 {
-		srt.Scratch2 = core.MustSliceBytes[uint64](vb)
+	if w == 1 {
+		srt.StageKeys, srt.StageKeyStride = core.BytesOf(keys[0]), 8
 	}
 	u := int64(srt.Run())
 	if dup.Load() && p == arrowsparse.RejectDuplicates {
@@ -326,151 +269,14 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 		if leaf != nil {
 			leaf.Release()
 		}
-		return nil, dupErr()
-	}
-	b := newBuilder(s.levelSizes(), u, s.workers)
-	b.setKeys([]int{0, nl}, [][]uint64{keys[:u]})
-	return assemble(mem, s, b, values, leaf)
-}
-
-// splitParts cuts the levels into runs, from the last level up, whose
-// linear keys fit in a keysort word next to the numbers of n entries: part
-// q is levels [bounds[q], bounds[q+1]). It returns nil if a single level
-// does not fit.
-func splitParts(sizes []int64, n int64) []int {
-	budget := 64 - keysort.IndexBits(int(n))
-	fits := func(size uint64) bool { return uint(bits.Len64(size-1)) <= budget }
-	nl := len(sizes)
-	bounds := []int{nl}
-	prod := uint64(1) // product of the sizes of the current part's levels
-	for l := nl - 1; l >= 0; l-- {
-		sz := uint64(max(sizes[l], 1))
-		if hi, lo := bits.Mul64(prod, sz); hi == 0 && fits(lo) {
-			prod = lo
-			continue
-		}
-		if !fits(sz) {
-			return nil
-		}
-		bounds = append(bounds, l+1)
-		prod = sz
-	}
-	bounds = append(bounds, 0)
-	slices.Reverse(bounds)
-	return bounds
-}
-
-// sortParts sorts entries whose keys do not fit in one word: each entry
-// gets one key per part of the levels (see splitParts), and a stable radix
-// sort per part, from the last part to the first, orders them (least
-// significant digit first, with keysort as the digit sort). Runs of equal
-// keys are combined under p.
-func sortParts(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.Duplicates, bounds []int) (*Tensor, error) {
-	nl := len(s.order)
-	n := e.n
-	m := len(bounds) - 1
-	sizes := s.levelSizes()
-	stride := make([]uint64, nl) // key stride of each level within its part
-	kb := make([]uint, m)
-	for q := range m {
-		sp := uint64(1)
-		for l := bounds[q+1] - 1; l >= bounds[q]; l-- {
-			stride[l] = sp
-			sp *= uint64(max(sizes[l], 1))
-		}
-		kb[q] = uint(bits.Len64(sp - 1))
-	}
-	keys := make([][]uint64, m)
-	for q := range keys {
-		keys[q] = make([]uint64, n)
-	}
-	cuts := splitLeaves(0, n, s.workers)
-	par.Do(s.workers, func(c int) {
-		step := core.ChunkEntries(nl, cuts[c+1]-cuts[c])
-		buf := make([]int64, step*int64(nl))
-		for a := cuts[c]; a < cuts[c+1]; a += step {
-			b := min(a+step, cuts[c+1])
-			e.rows(a, b, buf)
-			for j := range b - a {
-				row := buf[j*int64(nl) : (j+1)*int64(nl)]
-				for q := range m {
-					var k uint64
-					for l := bounds[q]; l < bounds[q+1]; l++ {
-						k += uint64(row[l]) * stride[l]
-					}
-					keys[q][a+j] = k
-				}
-			}
-		}
-	})
-	// perm is the order so far; each pass sorts it stably by one part.
-	perm, next := make([]int64, n), make([]int64, n)
-	for q := m - 1; q >= 0; q-- {
-		first := q == m-1
-		kq, cur, out := keys[q], perm, next
-		srt := keysort.Sort{
-			N:       int(n),
-			KeyBits: kb[q],
-			Workers: s.workers,
-			Keys: func(lo, hi int, dst []uint64) {
-				if first {
-					copy(dst, kq[lo:hi])
-					return
-				}
-				for i := lo; i < hi; i++ {
-					dst[i-lo] = kq[cur[i]]
-				}
-			},
-			Reduce: func(pos int, words []uint64, ib uint) int {
-				mask := uint64(1)<<ib - 1
-				for j, w := range words {
-					i := int64(w & mask)
-					if !first {
-						i = cur[i]
-					}
-					out[pos+j] = i
-				}
-				return len(words)
-			},
-			Move: func(dst, src, m int) { copy(out[dst:dst+m], out[src:src+m]) },
-		}
-		srt.Run()
-		perm, next = next, perm
-	}
-	next = nil
-	same := func(a, b int64) bool {
-		for q := range m {
-			if keys[q][a] != keys[q][b] {
-				return false
-			}
-		}
-		return true
-	}
-	starts := make([]int64, 0, n+1)
-	for j := range perm {
-		if j == 0 || !same(perm[j-1], perm[j]) {
-			starts = append(starts, int64(j))
-		}
-	}
-	starts = append(starts, n)
-	vw := int64(arrowsparse.ByteWidth(s.valueType))
-	values := core.NewBuffer(mem, n*vw)
-	if vals.For(s.valueType).ReducePerm(e.in, values.Bytes(), 0, perm, starts, p) && p == arrowsparse.RejectDuplicates {
-		values.Release()
 		return nil, core.Errorf(arrowsparse.ErrNotCanonical, "csf: duplicate coordinates, and the duplicate policy rejects them")
 	}
-	u := int64(len(starts) - 1)
-	uniq := make([][]uint64, m)
-	for q := range m {
-		uniq[q] = make([]uint64, u)
-		for r := range u {
-			uniq[q][r] = keys[q][perm[starts[r]]]
-		}
-		keys[q] = nil
+	for q := range keys {
+		keys[q] = keys[q][:u]
 	}
-	b := newBuilder(sizes, u, s.workers)
-	b.setKeys(bounds, uniq)
-	return assemble(mem, s, b, values, nil)
+	b := newBuilder(s.levelSizes(), u, s.workers)
+	b.setKeys(e.bounds, keys)
+	return assemble(mem, s, b, values, leaf)
 }
 
 // FromDense returns the CSF tensor of the non-zero elements of src, in
@@ -552,7 +358,7 @@ func FromDense(mem memory.Allocator, src arrowsparse.Dense, o ConvertOptions) (*
 		at += int64(c)
 	})
 	b := newBuilder(sizes, nnz, s.workers)
-	b.setKeys([]int{0, nl}, [][]uint64{keys})
+	b.setKeys([]int{0, nl}, [][]uint64{keys}) // a dense shape has fewer than 2^63 elements: one part
 	return assemble(mem, s, b, values, leaf)
 }
 
@@ -597,34 +403,45 @@ func (t *Tensor) withAxisOrder(mem memory.Allocator, order []int, workers int) (
 	}
 	lo, _ := t.leafRange()
 	vw := int64(arrowsparse.ByteWidth(t.valueType))
+	lin := coords.Linearize(t.shape, order)
 	e := entries{
-		n:  t.nnz,
-		in: t.values.Bytes()[(lo-t.vshift)*vw:],
-		rows: func(a, b int64, dst []int64) {
-			t.walkRows(lo+a, lo+b, func(j int64, row []int64) {
-				for l, k := range order {
-					dst[j*int64(nl)+int64(l)] = row[levelOf[k]]
-				}
-			})
-		},
-	}
-	if lin, ok := coords.Linearize(t.shape, order, t.nnz); ok {
-		st := make([]uint64, nl) // key stride of each receiver level
-		for l, k := range t.order {
-			st[l] = lin.Strides[k]
-		}
-		e.keyBits = lin.KeyBits
-		e.keys = func(a, b int, dst []uint64) {
-			t.walkRows(lo+int64(a), lo+int64(b), func(j int64, row []int64) {
-				var key uint64
-				for l, c := range row {
-					key += uint64(c) * st[l]
-				}
-				dst[j] = key
-			})
-		}
+		n:       t.nnz,
+		in:      t.values.Bytes()[(lo-t.vshift)*vw:],
+		keyBits: lin.KeyBits,
+		bounds:  lin.Bounds,
+		keys:    t.levelKeys(lo, lin.Strides, t.order),
 	}
 	return sortAndBuild(mem, s, &e, arrowsparse.SumDuplicates)
+}
+
+// levelKeys returns a key function for the leaves from lo on: word q of
+// a leaf's key is Σ coord[k]·strides[q][k] over its coordinates in axis
+// numbering, where level l of the receiver holds dimension axes[l] (an
+// axis beyond len(strides[q]) — TTV's contracted mode, numbered -1 — has
+// weight 0).
+func (t *Tensor) levelKeys(lo int64, strides [][]uint64, axes []int) func(a, b int, dst []uint64) {
+	nl := len(axes)
+	w := len(strides)
+	st := make([][]uint64, w) // st[q][l]: weight of receiver level l in word q
+	for q := range w {
+		st[q] = make([]uint64, nl)
+		for l, k := range axes {
+			if k >= 0 {
+				st[q][l] = strides[q][k]
+			}
+		}
+	}
+	return func(a, b int, dst []uint64) {
+		t.walkRows(lo+int64(a), lo+int64(b), func(j int64, row []int64) {
+			for q := range w {
+				var key uint64
+				for l, c := range row {
+					key += uint64(c) * st[q][l]
+				}
+				dst[j*int64(w)+int64(q)] = key
+			}
+		})
+	}
 }
 
 // walkRows calls f(j, row) for leaves lo+j in [lo, hi) (absolute

@@ -85,7 +85,7 @@ func MTTKRP[T arrowsparse.Float](dst []T, t *Tensor, mode int, factors [][]T, ra
 			u[l] = factors[k]
 		}
 	}
-	workers := workersOr(o.Workers)
+	workers := par.Workers(o.Workers)
 	if t.nnz < 1<<12 {
 		workers = 1
 	}

@@ -309,13 +309,12 @@ func TestLargeParallel(t *testing.T) {
 }
 
 // TestHypersparseFallback uses shapes whose linear keys do not fit in 64
-// bits, so that the conversions sort coordinate rows instead of keys.
+// bits, so that the conversions sort keys of one word per part of the
+// levels.
 func TestHypersparseFallback(t *testing.T) {
 	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(41, 42))
-	// The first shape is sorted in parts of levels whose keys fit; the
-	// second has a dimension too large for any key next to the entry
-	// numbers, and is sorted by comparing coordinate rows.
+	// Two and three key words, few distinct values far apart.
 	for _, tc := range []struct {
 		shape []int64
 		n     int

@@ -66,7 +66,7 @@ func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T,
 			order = append(order, k-1)
 		}
 	}
-	workers := workersOr(o.Workers)
+	workers := par.Workers(o.Workers)
 	leafLo, leafHi := t.leafRange()
 
 	if d == nl-1 {
@@ -132,37 +132,26 @@ func TTV[T arrowsparse.Number](mem memory.Allocator, t *Tensor, mode int, v []T,
 			contrib[k] = vals[k] * v[row[d]]
 		})
 	})
-	e := entries{
-		n:  t.nnz,
-		in: core.BytesOf(contrib),
-		rows: func(a, b int64, dst []int64) {
-			t.walkRows(leafLo+a, leafLo+b, func(j int64, row []int64) {
-				out := dst[j*int64(nl-1) : (j+1)*int64(nl-1)]
-				copy(out, row[:d])
-				copy(out[d:], row[d+1:])
-			})
-		},
+	// The receiver's levels by dimension of the result: the contracted mode
+	// has none (-1), the ones above it move down.
+	axes := make([]int, nl)
+	for l, k := range t.order {
+		switch {
+		case k < mode:
+			axes[l] = k
+		case k > mode:
+			axes[l] = k - 1
+		default:
+			axes[l] = -1
+		}
 	}
-	if lin, ok := coords.Linearize(shape, order, t.nnz); ok {
-		st := make([]uint64, nl) // key stride of each receiver level; 0 for mode
-		for l, k := range t.order {
-			switch {
-			case k < mode:
-				st[l] = lin.Strides[k]
-			case k > mode:
-				st[l] = lin.Strides[k-1]
-			}
-		}
-		e.keyBits = lin.KeyBits
-		e.keys = func(a, b int, dst []uint64) {
-			t.walkRows(leafLo+int64(a), leafLo+int64(b), func(j int64, row []int64) {
-				var key uint64
-				for l, c := range row {
-					key += uint64(c) * st[l]
-				}
-				dst[j] = key
-			})
-		}
+	lin := coords.Linearize(shape, order)
+	e := entries{
+		n:       t.nnz,
+		in:      core.BytesOf(contrib),
+		keyBits: lin.KeyBits,
+		bounds:  lin.Bounds,
+		keys:    t.levelKeys(leafLo, lin.Strides, axes),
 	}
 	return sortAndBuild(mem, spec, &e, arrowsparse.SumDuplicates)
 }

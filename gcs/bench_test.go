@@ -22,28 +22,48 @@ import (
 //
 // B/op is everything the call allocates, output buffers included.
 
+// BenchmarkCOOToCSR converts workload a, unsorted, to a canonical CSR, at
+// 1M to 100M entries, with int64 and int32 coordinates
+// (internal/testing/benchdata.Forms2D): the anchors' coo_to_csr. The CSR keeps the
+// COO's index type. cpu-ms/op is the process's CPU time.
 func BenchmarkCOOToCSR(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
-			x := benchdata.LoadCOO(b, "a_powerlaw2d")
-			defer x.Release()
-			mem := memory.NewGoAllocator()
-			b.ReportAllocs()
-			b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
-			for b.Loop() {
-				m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
+	for _, f := range benchdata.Forms2D() {
+		for _, workers := range []int{1, 2} {
+			b.Run(f.Name(workers), func(b *testing.B) {
+				x := f.Load(b)
+				defer x.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
+				cpu := benchdata.StartCPU()
+				for b.Loop() {
+					m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					m.Release()
 				}
-				m.Release()
-			}
-		})
+				cpu.Report(b)
+			})
+		}
 	}
 }
 
 // csrOf loads workload a as a canonical CSR with the given index type.
 func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
-	x := benchdata.LoadCOO(b, "a_powerlaw2d")
+	return csrOfWorkload(b, "a_powerlaw2d", it)
+}
+
+// csrOfWorkload loads a 2-d workload as a canonical CSR with the given
+// index type.
+func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
+	return csrOfForm(b, benchdata.Form{Workload: name}, it)
+}
+
+// csrOfForm loads a 2-d workload as a canonical CSR with the given index
+// type (nil: the form's).
+func csrOfForm(b *testing.B, f benchdata.Form, it arrow.DataType) *gcs.Matrix {
+	x := f.Load(b)
 	defer x.Release()
 	m, err := gcs.MatrixFromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndexType: it})
 	if err != nil {
@@ -52,21 +72,29 @@ func csrOf(b *testing.B, it arrow.DataType) *gcs.Matrix {
 	return m
 }
 
+// BenchmarkCSRToCSC transposes the canonical CSR of workload a at 1M to
+// 100M entries, with the index type of each form of benchdata.Forms2D
+// (int64, or int32 as scipy stores it): the anchors' csr_to_csc.
+// cpu-ms/op is the process's CPU time.
 func BenchmarkCSRToCSC(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("a_powerlaw2d/workers=%d", workers), func(b *testing.B) {
-			m := csrOf(b, arrow.PrimitiveTypes.Int64)
-			defer m.Release()
-			mem := memory.NewGoAllocator()
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
-				if err != nil {
-					b.Fatal(err)
+	for _, f := range benchdata.Forms2D() {
+		for _, workers := range []int{1, 2} {
+			b.Run(f.Name(workers), func(b *testing.B) {
+				m := csrOfForm(b, f, nil)
+				defer m.Release()
+				mem := memory.NewGoAllocator()
+				b.ReportAllocs()
+				cpu := benchdata.StartCPU()
+				for b.Loop() {
+					c, err := m.ToCSC(mem, gcs.ConvertOptions{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					c.Release()
 				}
-				c.Release()
-			}
-		})
+				cpu.Report(b)
+			})
+		}
 	}
 }
 

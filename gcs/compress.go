@@ -1,9 +1,7 @@
 package gcs
 
 import (
-	"cmp"
 	"math/bits"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 )
@@ -23,9 +22,10 @@ import (
 type job struct {
 	n            int
 	major, minor int64 // output lanes and lane length
-	// keyBits and keys give each entry the key major·minor + index when
-	// that fits in 64 bits; keys is nil otherwise.
-	keyBits uint
+	// keyBits and keys give each entry its sort key: one word, major·minor
+	// + index, when that fits in 64 bits, and otherwise two words, major
+	// and index (keysort.Carry's KeyBits and Keys).
+	keyBits []uint
 	keys    func(lo, hi int, dst []uint64)
 	// packed, when not zero, says that keys are major<<packed | minor
 	// rather than major·minor + minor, and that the minor part is already
@@ -36,16 +36,18 @@ type job struct {
 	// entry of [lo, hi): the entries are those of a CSR walked in storage
 	// order, and run transposes them with a counting sort
 	// (keysort.Transpose) when it fits.
-	count func(lo, hi int, sh uint, h []int)
-	// pairs writes the (major, minor) pairs of entries [lo, hi); used when
-	// keys is nil.
-	pairs    func(lo, hi int, maj, mnr []int64)
+	count    func(lo, hi int, sh uint, h []int)
 	in       []byte // input values, indexed by entry
 	vt       arrow.DataType
 	pt, it   arrow.DataType
 	policy   arrowsparse.Duplicates
 	keepDups bool
 	workers  int
+}
+
+// wideKeyBits returns the key bounds of two-word keys (major, index).
+func wideKeyBits(major, minor int64) []uint {
+	return []uint{uint(bits.Len64(uint64(max(major-1, 0)))), uint(bits.Len64(uint64(max(minor-1, 0))))}
 }
 
 // fitsKeys reports whether keys major·minor + index fit in 64 bits, and
@@ -96,26 +98,22 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 		return indptr, indices, values, 0, false
 	}
 	cmp := ixFor(j.pt, j.it).compressor()
-	if j.keys != nil {
-		nnz, dup = j.sortKeys(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
-	} else {
-		nnz, dup = j.sortPairs(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
-	}
+	nnz, dup = j.sortKeys(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
 	cmp.prefix(indptr.Bytes())
 	indices.ResizeNoShrink(int(nnz * iw))
 	values.ResizeNoShrink(int(nnz * vw))
 	return indptr, indices, values, nnz, dup
 }
 
-// sortKeys runs the radix sort of internal/keysort (Carry), which moves the values
-// with the keys. Reduce writes each bucket's indices and values and counts
-// the entries of each lane into ptr[lane+1]; the output buffers serve as
-// the sort's staging arrays.
+// sortKeys runs the radix sort of internal/keysort (Carry), which moves
+// the values with the keys. Reduce writes each bucket's indices and values
+// and counts the entries of each lane into ptr[lane+1]; the output buffers
+// serve as the sort's staging arrays.
 func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 	iw, vw := arrowsparse.ByteWidth(j.it), arrowsparse.ByteWidth(j.vt)
-	div := keysort.NewDivider(uint64(j.minor))
+	div := divide.New(uint64(max(j.minor, 1)))
 	if j.packed > 0 {
-		div = keysort.NewDivider(uint64(1) << j.packed)
+		div = divide.New(uint64(1) << j.packed)
 	}
 	var mu sync.Mutex
 	var dup atomic.Bool
@@ -128,13 +126,13 @@ func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 		Keys:       j.keys,
 		In:         j.in,
 		VW:         vw,
-		Reduce: func(pos int, base uint64, tab []uint64, words []uint64, ib uint, in []byte) int {
-			u := c.emit(ptr, idx, &mu, pos, words, ib, base, tab, div, j.keepDups)
+		Reduce: func(pos int, b *keysort.Bucket) int {
+			u := c.emit(ptr, idx, &mu, pos, b, div, j.keepDups)
 			if j.keepDups {
-				gatherWords(in, out, vw, pos, words, ib)
+				gatherWords(b.Vals, out, vw, pos, b.Words, b.IB)
 				return u
 			}
-			if _, d := vop.ReduceWords(in, out, pos, words, ib, j.policy); d {
+			if _, d := vop.ReduceWords(b.Vals, out, pos, b.Words, b.IB, j.policy); d {
 				dup.Store(true)
 			}
 			return u
@@ -143,50 +141,12 @@ func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 			copy(idx[dst*iw:], idx[src*iw:(src+m)*iw])
 			copy(out[dst*vw:], out[src*vw:(src+m)*vw])
 		},
-		StageVals: out,
-	}
-	if iw == 4 || iw == 8 {
-		srt.StageKeys, srt.StageKeyWidth = idx, iw
+		StageKeys:      idx,
+		StageKeyStride: iw,
+		StageVals:      out,
 	}
 	u := srt.Run()
 	return int64(u), dup.Load()
-}
-
-// sortPairs is the fallback for keys wider than 64 bits: it sorts a table
-// of (major, minor, entry) triples by comparison.
-func (j *job) sortPairs(c compressor, ptr, idx, out []byte) (int64, bool) {
-	n := j.n
-	maj, mnr := make([]int64, n), make([]int64, n)
-	j.pairs(0, n, maj, mnr)
-	perm := make([]int64, n)
-	for i := range perm {
-		perm[i] = int64(i)
-	}
-	slices.SortFunc(perm, func(a, b int64) int {
-		if r := cmp.Compare(maj[a], maj[b]); r != 0 {
-			return r
-		}
-		if r := cmp.Compare(mnr[a], mnr[b]); r != 0 {
-			return r
-		}
-		return cmp.Compare(a, b)
-	})
-	starts := make([]int64, 0, n+1)
-	for q := range perm {
-		if q == 0 || j.keepDups || maj[perm[q]] != maj[perm[q-1]] || mnr[perm[q]] != mnr[perm[q-1]] {
-			starts = append(starts, int64(q))
-		}
-	}
-	starts = append(starts, int64(n))
-	u := len(starts) - 1
-	lanes, index := make([]int64, u), make([]int64, u)
-	for r := range u {
-		e := perm[starts[r]]
-		lanes[r], index[r] = maj[e], mnr[e]
-	}
-	c.put(ptr, idx, lanes, index)
-	dup := vals.For(j.vt).ReducePerm(j.in, out, 0, perm, starts, j.policy)
-	return int64(u), dup
 }
 
 // gatherWords writes in[entry(words[q])] to out[pos+q] for every word, for
@@ -215,14 +175,14 @@ func gatherTyped[E uint8 | uint16 | uint32 | uint64](in, out []E, words []uint64
 // compressor writes sorted entries as compressed indices for one pair of
 // index types.
 type compressor interface {
-	// emit writes the minor index (key mod minor) of each distinct key
-	// among words (all keys when keepDups) to idx from entry pos, counts
-	// the entries of each lane (key div minor) into ptr[lane+1], and
-	// returns the number of entries written. The key of word w is
-	// tab[w>>ib] if tab is not nil, base + w>>ib otherwise. Lanes seen
-	// first or last in the call may be shared with concurrent calls and
-	// are updated under mu; the others belong to this call alone.
-	emit(ptr, idx []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int
+	// emit writes the minor index of each distinct key of a sorted bucket
+	// (of every key when keepDups) to idx from entry pos, counts the
+	// entries of each lane into ptr[lane+1], and returns the number of
+	// entries written. A one-word key is lane·minor + index (div divides by
+	// minor), a two-word key is (lane, index). Lanes seen first or last in
+	// the call may be shared with concurrent calls and are updated under
+	// mu; the others belong to this call alone.
+	emit(ptr, idx []byte, mu *sync.Mutex, pos int, b *keysort.Bucket, div divide.Divider, keepDups bool) int
 	// put writes entries with the given lanes (ascending) and indices, and
 	// counts them into ptr.
 	put(ptr, idx []byte, lanes, index []int64)
@@ -232,11 +192,11 @@ type compressor interface {
 
 type comp[P, I arrowsparse.Index] struct{}
 
-func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint64, ib uint, base uint64, tab []uint64, div keysort.Divider, keepDups bool) int {
+func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, b *keysort.Bucket, div divide.Divider, keepDups bool) int {
 	ptr, idx := core.MustSliceBytes[P](ptrb), core.MustSliceBytes[I](idxb)
 	out := idx[pos:]
 	u := 0
-	last := ^uint64(0)
+	var last uint64   // key number of the previous word
 	cur := ^uint64(0) // lane being counted
 	cnt := 0
 	first := true
@@ -249,24 +209,28 @@ func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, words []uint6
 			ptr[cur+1] = P(cnt)
 		}
 	}
-	for _, w := range words {
-		key := base + w>>ib
-		if tab != nil {
-			key = tab[w>>ib]
-		}
-		if key == last && !keepDups {
+	wide := b.Tab != nil && b.W == 2
+	for q, x := range b.Words {
+		kn := x >> b.IB
+		if q > 0 && kn == last && !keepDups {
 			continue
 		}
-		last = key
-		q, r := div.DivMod(key)
+		last = kn
+		var lane, r uint64
+		if wide {
+			k := b.KeyWords(x)
+			lane, r = k[0], k[1]
+		} else {
+			lane, r = div.DivMod(b.Key(x))
+		}
 		out[u] = I(r)
 		u++
-		if q != cur {
+		if lane != cur {
 			if cnt > 0 {
 				flush(first)
 				first = false
 			}
-			cur, cnt = q, 0
+			cur, cnt = lane, 0
 		}
 		cnt++
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/densescan"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -37,12 +38,13 @@ const chunk = 1024
 // A canonical COO converts to CSR in one linear pass. Otherwise the entries
 // are sorted with a parallel radix sort on the key row·cols + col (or
 // col·rows + row), on o.Workers goroutines, which moves each value with its
-// key (internal/keysort (Carry)); when row·cols does not fit in 64 bits, a
-// comparison sort is used instead. Memory: the output buffers, which the
-// sort uses as staging, plus about 24 bytes per entry of the largest
-// bucket (some 2^15 entries) per worker, plus 4 or 8 bytes per entry when
-// the indices are 1 or 2 bytes wide. The result must be released by the
-// caller.
+// key (internal/keysort (Carry)); when row·cols does not fit in 64 bits,
+// the keys are the pairs (row, col) and the same sort orders them.
+// Memory: the output buffers, which the sort uses as staging, plus about
+// 24 bytes per entry of the largest bucket (some 2^15 entries) per worker
+// (twice that for two-word keys), plus 4 or 8 bytes per entry (16 for
+// two-word keys) when the indices are narrower than the key bits staged
+// per entry. The result must be released by the caller.
 func MatrixFromCOO(mem memory.Allocator, t *coo.Tensor, axis Axis, o ConvertOptions) (*Matrix, error) {
 	if err := axis.check(); err != nil {
 		return nil, err
@@ -128,10 +130,11 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 		workers: o.Workers,
 	}
 	if keysFit {
-		j.keyBits, j.keys = kb, f.keys(mul)
+		j.keyBits, j.keys = []uint{kb}, f.keys(mul)
 	} else {
+		// Two-word keys (row, column).
 		a, b := mp.rowColStrides()
-		j.pairs = f.pairs(a, b)
+		j.keyBits, j.keys = wideKeyBits(rows, cols), f.keys(a, b)
 	}
 	var dup bool
 	s.indptr, s.indices, s.values, s.nnz, dup = j.run(mem)
@@ -172,17 +175,44 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 	values = copyBuffer(mem, in)
 	c := ixFor(pt, it).compressor()
 	if n > 0 {
-		div := keysort.NewDivider(uint64(minor))
+		div := divide.New(uint64(minor))
 		var mu sync.Mutex
 		buf := make([]uint64, chunk)
 		for lo := int64(0); lo < n; lo += chunk {
 			hi := min(lo+chunk, n)
 			keys(int(lo), int(hi), buf)
-			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(lo), buf[:hi-lo], 0, 0, nil, div, true)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(lo), &keysort.Bucket{Words: buf[:hi-lo], W: 1}, div, true)
 		}
 	}
 	c.prefix(indptr.Bytes())
 	return indptr, indices, values, n
+}
+
+// cooForms computes linear forms of the coordinates of a COO tensor with
+// the kernels of internal/coords.
+type cooForms struct {
+	m   coords.Matrix
+	ops coords.Ops
+}
+
+func formsOf(t *coo.Tensor) cooForms {
+	var data []byte
+	if b := t.CoordsBuffer(); b != nil {
+		data = b.Bytes()
+	}
+	m := coords.Matrix{Type: t.IndexType(), Data: data, N: t.NNZ(), Shape: t.Shape(), ColMajor: t.Layout() == coo.ColMajor}
+	return cooForms{m: m, ops: m.Ops()}
+}
+
+// keys returns a sort key function of one word per stride vector: word q
+// is Σ coord[k]·strides[q][k] (mod 2^64).
+func (f cooForms) keys(strides ...[]uint64) func(lo, hi int, dst []uint64) {
+	return f.ops.Keys(f.m, strides)
+}
+
+// coords writes the coordinates of entries [lo, hi) row-major to dst.
+func (f cooForms) coords(lo, hi int, dst []int64) {
+	f.ops.Fill(f.m, int64(lo), int64(hi), dst)
 }
 
 // MatrixFromDense returns the non-zero elements of the 2-d dense tensor src
@@ -545,12 +575,12 @@ func (m *Matrix) transposed(mem memory.Allocator, o ConvertOptions) (*Matrix, er
 	if kb, ok := fitsKeys(minor, major); rb > 0 && rb+cb <= 64 {
 		// Keys index<<rb | lane: the lanes come in order, so the sort only
 		// orders the indices.
-		j.keyBits, j.keys, j.packed = rb+cb, ix.transposeKeys(m, rb), rb
+		j.keyBits, j.keys, j.packed = []uint{rb + cb}, ix.transposeKeys(m, rb), rb
 		j.count = ix.countIndices(m)
 	} else if ok {
-		j.keyBits, j.keys = kb, ix.transposeKeys(m, 0)
+		j.keyBits, j.keys = []uint{kb}, ix.transposeKeys(m, 0)
 	} else {
-		j.pairs = ix.transposePairs(m)
+		j.keyBits, j.keys = wideKeyBits(minor, major), ix.transposePairs(m)
 	}
 	indptr, indices, values, nnz, _ := j.run(mem)
 	out := adopt(m.axis.Other(), m.rows, m.cols, m.names, m.valueType, pt, it, indptr, indices, values, nnz, true, m.canonical)

@@ -11,7 +11,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/debug"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
@@ -45,7 +45,7 @@ type factor struct {
 	axis   int   // wrapper axis, or -1 for a fixed factor
 	start  int64 // factor index of wrapper index 0, or the fixed index
 	step   int64 // factor index increment per wrapper index
-	div    keysort.Divider
+	div    divide.Divider
 }
 
 type storeKind int8
@@ -126,7 +126,7 @@ func NewDM(shape []int64, dims []int, partitioning []int, storage arrowsparse.Te
 		}
 		g := make([]factor, len(axes))
 		for i, a := range axes {
-			g[i] = factor{size: shape[a], stride: strides[i], axis: a, step: 1, div: keysort.NewDivider(uint64(max(shape[a], 1)))}
+			g[i] = factor{size: shape[a], stride: strides[i], axis: a, step: 1, div: divide.New(uint64(max(shape[a], 1)))}
 		}
 		d.groups[k] = g
 	}

@@ -42,7 +42,7 @@ type ixOps interface {
 	// countIndices adds one to h[index>>sh] for the index of every entry
 	// of [lo, hi): the histogram of the transposed matrix's lanes.
 	countIndices(m *Matrix) func(lo, hi int, sh uint, h []int)
-	transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64)
+	transposePairs(m *Matrix) func(lo, hi int, dst []uint64)
 }
 
 // ixFor returns the kernels for the index types pt (pointers) and it
@@ -231,16 +231,17 @@ func (ix[P, I]) countIndices(m *Matrix) func(lo, hi int, sh uint, h []int) {
 	}
 }
 
-// transposePairs writes the (index, lane) pairs of entries [lo, hi).
-func (ix[P, I]) transposePairs(m *Matrix) func(lo, hi int, maj, mnr []int64) {
+// transposePairs returns a two-word sort key function giving entry p the
+// key (index(p), lane(p)).
+func (ix[P, I]) transposePairs(m *Matrix) func(lo, hi int, dst []uint64) {
 	ptr, idx := ptrOf[P](m), idxOf[I](m)
-	return func(lo, hi int, maj, mnr []int64) {
+	return func(lo, hi int, dst []uint64) {
 		k := laneOf(ptr, int64(lo))
 		for p := lo; p < hi; p++ {
 			for int64(p) >= int64(ptr[k+1]) {
 				k++
 			}
-			maj[p-lo], mnr[p-lo] = int64(idx[p]), k
+			dst[2*(p-lo)], dst[2*(p-lo)+1] = uint64(idx[p]), uint64(k)
 		}
 	}
 }

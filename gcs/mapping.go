@@ -6,7 +6,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
-	"github.com/arrowsparse/arrowsparse/internal/keysort"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 )
 
 // Mapping is the dimensionality reduction of the GCS introduction: it maps the index of
@@ -288,13 +288,13 @@ func (mp Mapping) keyStrides() ([]uint64, uint, bool) {
 }
 
 // rowColStrides returns per-axis multipliers giving the row and the column.
-func (mp Mapping) rowColStrides() (r, c []int64) {
-	r, c = make([]int64, len(mp.dims)), make([]int64, len(mp.dims))
+func (mp Mapping) rowColStrides() (r, c []uint64) {
+	r, c = make([]uint64, len(mp.dims)), make([]uint64, len(mp.dims))
 	for i, d := range mp.dims {
 		if i < mp.split {
-			r[d] = mp.strides[i]
+			r[d] = uint64(mp.strides[i])
 		} else {
-			c[d] = mp.strides[i]
+			c[d] = uint64(mp.strides[i])
 		}
 	}
 	return r, c
@@ -304,13 +304,13 @@ func (mp Mapping) rowColStrides() (r, c []int64) {
 // of its axes, least significant axis first, with multiply-high divisions.
 type radix struct {
 	axes []int // the group's axes, most significant first
-	divs []keysort.Divider
+	divs []divide.Divider
 }
 
 func newRadix(shape []int64, axes []int) radix {
-	r := radix{axes: axes, divs: make([]keysort.Divider, len(axes))}
+	r := radix{axes: axes, divs: make([]divide.Divider, len(axes))}
 	for i, a := range axes {
-		r.divs[i] = keysort.NewDivider(uint64(max(shape[a], 1)))
+		r.divs[i] = divide.New(uint64(max(shape[a], 1)))
 	}
 	return r
 }

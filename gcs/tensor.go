@@ -16,6 +16,7 @@ import (
 	"github.com/arrowsparse/arrowsparse/internal/coords"
 	"github.com/arrowsparse/arrowsparse/internal/core"
 	"github.com/arrowsparse/arrowsparse/internal/debug"
+	"github.com/arrowsparse/arrowsparse/internal/divide"
 	"github.com/arrowsparse/arrowsparse/internal/keysort"
 	"github.com/arrowsparse/arrowsparse/internal/vals"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -74,8 +75,9 @@ func FromMatrix(m *Matrix) *Tensor {
 // o.Mapping (by default rows along axis 0 and columns along the others: for
 // a matrix, CSR), over a canonical CSR storage matrix in buffers from mem.
 // Entries are sorted by the key row·cols + col, which is t's coordinates
-// linearised in the mapping's dims order, with a parallel radix sort (none
-// when t is canonical and dims is the identity); duplicates are combined
+// linearised in the mapping's dims order (or, when that does not fit in 64
+// bits, the pair (row, col)), with a parallel radix sort (none when t is
+// canonical and dims is the identity); duplicates are combined
 // under o.Duplicates. Index types default as for MatrixFromCOO, the indices
 // being widened to hold the column numbers of the reduced matrix. Dim names
 // are kept. The result must be released by the caller.
@@ -350,7 +352,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 	ix := m.ix()
 	lanes, idx := make([]int64, chunk), make([]int64, chunk)
 	if _, ok := core.SizeUint64([]int64{major, minor}); ok && m.nnz > 0 {
-		div := keysort.NewDivider(uint64(nmin))
+		div := divide.New(uint64(nmin))
 		words := make([]uint64, chunk)
 		var mu sync.Mutex
 		for a := int64(0); a < m.nnz; a += chunk {
@@ -359,7 +361,7 @@ func (t *Tensor) reindex(mem memory.Allocator, mp Mapping, axis Axis, o ConvertO
 			for q := range b - a {
 				words[q] = uint64(lanes[q])*uint64(minor) + uint64(idx[q])
 			}
-			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), words[:b-a], 0, 0, nil, div, true)
+			c.emit(indptr.Bytes(), indices.Bytes(), &mu, int(a), &keysort.Bucket{Words: words[:b-a], W: 1}, div, true)
 		}
 	} else if m.nnz > 0 {
 		// Keys beyond 64 bits: 128-bit arithmetic.
@@ -420,7 +422,7 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 		for k, v := range mul {
 			imul[k] = int64(v)
 		}
-		j.keyBits = kb
+		j.keyBits = []uint{kb}
 		j.keys = func(lo, hi int, dst []uint64) {
 			lanes, idx := make([]int64, chunk), make([]int64, chunk)
 			for a := lo; a < hi; a += chunk {
@@ -437,16 +439,23 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 			}
 		}
 	} else {
-		rs, cs := mp.rowColStrides()
-		j.pairs = func(lo, hi int, maj, mnr []int64) {
+		// Two-word keys (row, column).
+		ur, uc := mp.rowColStrides()
+		rs, cs := make([]int64, len(ur)), make([]int64, len(uc))
+		for k := range ur {
+			rs[k], cs[k] = int64(ur[k]), int64(uc[k])
+		}
+		j.keyBits = wideKeyBits(mp.rows, mp.cols)
+		j.keys = func(lo, hi int, dst []uint64) {
 			lanes, idx := make([]int64, chunk), make([]int64, chunk)
 			for a := lo; a < hi; a += chunk {
 				b := min(a+chunk, hi)
 				ix.entries(m, int64(a), int64(b), lanes, idx)
 				for q := range b - a {
 					l, i := uint64(lanes[q]), uint64(idx[q])
-					maj[a-lo+q] = lr.dot(l, rs) + li.dot(i, rs)
-					mnr[a-lo+q] = lr.dot(l, cs) + li.dot(i, cs)
+					e := 2 * (a - lo + q)
+					dst[e] = uint64(lr.dot(l, rs) + li.dot(i, rs))
+					dst[e+1] = uint64(lr.dot(l, cs) + li.dot(i, cs))
 				}
 			}
 		}

@@ -254,7 +254,7 @@ func TestHypersparseTensor(t *testing.T) {
 	assert.Same(t, g.Storage().ValuesBuffer(), r.Storage().ValuesBuffer())
 	check(r)
 	r.Release()
-	// Another order: a comparison sort.
+	// Another order: a sort of two-word (row, column) keys.
 	s, err := remapTo(mem, g, []int{1, 0, 2}, 2, gcs.ConvertOptions{})
 	require.NoError(t, err)
 	check(s)

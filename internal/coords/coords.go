@@ -5,8 +5,6 @@ package coords
 
 import (
 	"cmp"
-	"math/bits"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -42,17 +40,13 @@ type Ops interface {
 	IsSorted(m Matrix) bool
 	// Fill writes the coordinates of entries [lo, hi) to dst, row-major.
 	Fill(m Matrix, lo, hi int64, dst []int64)
-	// Keys returns a keysort key function: Σ coord[k]·strides[k].
-	Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64)
-	// EmitKeys writes the coordinates of the distinct keys among words
-	// (ascending) to out, row-major, from entry pos; it returns their count.
-	EmitKeys(out []byte, nd int, divs []keysort.Divider, pos int, words []uint64, ib uint) int
-	// SortPerm sorts perm by coordinates, ties by entry number, and returns
-	// the start of each run of equal coordinates plus a final len(perm).
-	SortPerm(m Matrix, perm []int64) []int64
-	// GatherRuns writes the coordinates of entry perm[starts[r]] to out,
-	// row-major, at entry r.
-	GatherRuns(m Matrix, out []byte, perm, starts []int64)
+	// Keys returns a keysort key function writing len(strides) words per
+	// entry: word q is Σ coord[k]·strides[q][k] (mod 2^64).
+	Keys(m Matrix, strides [][]uint64) func(lo, hi int, dst []uint64)
+	// Emit writes the coordinates of the distinct keys of a sorted bucket
+	// (keys of lin) to out, row-major, from entry pos; it returns their
+	// count.
+	Emit(out []byte, lin *Linearization, pos int, b *keysort.Bucket) int
 	// Put writes the int64 coordinates src to out (as the index type) from
 	// element position at.
 	Put(out []byte, at int64, src []int64)
@@ -146,134 +140,176 @@ func (iops[I]) Fill(m Matrix, lo, hi int64, dst []int64) {
 	}
 }
 
-func (iops[I]) Keys(m Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
+func (iops[I]) Keys(m Matrix, strides [][]uint64) func(lo, hi int, dst []uint64) {
+	if len(strides) == 1 {
+		return keys1[I](m, strides[0])
+	}
 	c, si, sk := matrix[I](m)
-	nd := len(m.Shape)
+	w := len(strides)
+	// Each word's axes with their strides, zero strides left out.
+	type term struct {
+		at int64 // element offset of the axis
+		s  uint64
+	}
+	terms := make([][]term, w)
+	for q, st := range strides {
+		for k, v := range st {
+			if v != 0 {
+				terms[q] = append(terms[q], term{int64(k) * sk, v})
+			}
+		}
+	}
+	if sk > 1 {
+		// Column-major: one contiguous pass per axis and word.
+		return func(lo, hi int, dst []uint64) {
+			out := dst[:(hi-lo)*w]
+			clear(out)
+			for q, ts := range terms {
+				for _, t := range ts {
+					for i, v := range c[t.at+int64(lo) : t.at+int64(hi)] {
+						out[i*w+q] += uint64(v) * t.s
+					}
+				}
+			}
+		}
+	}
 	return func(lo, hi int, dst []uint64) {
-		switch {
-		case nd == 2 && si == 2 && strides[1] == 1:
-			s0 := strides[0]
-			for i := lo; i < hi; i++ {
-				dst[i-lo] = uint64(c[2*i])*s0 + uint64(c[2*i+1])
-			}
-		case nd == 2 && si == 2:
-			s0, s1 := strides[0], strides[1]
-			for i := lo; i < hi; i++ {
-				dst[i-lo] = uint64(c[2*i])*s0 + uint64(c[2*i+1])*s1
-			}
-		case nd == 3 && si == 3:
-			s0, s1, s2 := strides[0], strides[1], strides[2]
-			for i := lo; i < hi; i++ {
-				dst[i-lo] = uint64(c[3*i])*s0 + uint64(c[3*i+1])*s1 + uint64(c[3*i+2])*s2
-			}
-		case sk > 1:
-			// Column-major: one contiguous pass per dimension.
-			out := dst[:hi-lo]
-			col := c[lo:hi]
-			s := strides[0]
-			for i, v := range col {
-				out[i] = uint64(v) * s
-			}
-			for k := 1; k < nd; k++ {
-				col = c[int64(k)*sk+int64(lo) : int64(k)*sk+int64(hi)]
-				s = strides[k]
-				for i, v := range col {
-					out[i] += uint64(v) * s
-				}
-			}
-		default:
-			for i := lo; i < hi; i++ {
+		for i := lo; i < hi; i++ {
+			row := c[int64(i)*si:]
+			out := dst[(i-lo)*w : (i-lo+1)*w]
+			for q, ts := range terms {
 				var key uint64
-				for k := range nd {
-					key += uint64(c[int64(i)*si+int64(k)*sk]) * strides[k]
+				for _, t := range ts {
+					key += uint64(row[t.at]) * t.s
 				}
-				dst[i-lo] = key
+				out[q] = key
 			}
 		}
 	}
 }
 
-func (iops[I]) EmitKeys(outb []byte, nd int, divs []keysort.Divider, pos int, words []uint64, ib uint) int {
+// keys1 is Keys for one word per key, with fast paths for ranks 2 and 3.
+func keys1[I arrowsparse.Index](m Matrix, strides []uint64) func(lo, hi int, dst []uint64) {
+	c, si, sk := matrix[I](m)
+	nd := len(m.Shape)
+	return func(lo, hi int, dst []uint64) {
+		dst = dst[:hi-lo]
+		switch {
+		case nd == 0:
+			clear(dst)
+		case nd == 2 && si == 2 && strides[1] == 1:
+			s0 := strides[0]
+			src := c[2*lo : 2*hi]
+			for i := range dst {
+				dst[i] = uint64(src[2*i])*s0 + uint64(src[2*i+1])
+			}
+		case nd == 2 && si == 2:
+			s0, s1 := strides[0], strides[1]
+			src := c[2*lo : 2*hi]
+			for i := range dst {
+				dst[i] = uint64(src[2*i])*s0 + uint64(src[2*i+1])*s1
+			}
+		case nd == 3 && si == 3:
+			s0, s1, s2 := strides[0], strides[1], strides[2]
+			src := c[3*lo : 3*hi]
+			for i := range dst {
+				dst[i] = uint64(src[3*i])*s0 + uint64(src[3*i+1])*s1 + uint64(src[3*i+2])*s2
+			}
+		case nd == 2 && si == 1:
+			a, b := c[lo:hi], c[sk+int64(lo):sk+int64(hi)]
+			s0, s1 := strides[0], strides[1]
+			for i := range dst {
+				dst[i] = uint64(a[i])*s0 + uint64(b[i])*s1
+			}
+		case nd == 3 && si == 1:
+			a, b, e := c[lo:hi], c[sk+int64(lo):sk+int64(hi)], c[2*sk+int64(lo):2*sk+int64(hi)]
+			s0, s1, s2 := strides[0], strides[1], strides[2]
+			for i := range dst {
+				dst[i] = uint64(a[i])*s0 + uint64(b[i])*s1 + uint64(e[i])*s2
+			}
+		case sk > 1:
+			// Column-major: one contiguous pass per dimension.
+			s := strides[0]
+			for i, v := range c[lo:hi] {
+				dst[i] = uint64(v) * s
+			}
+			for k := 1; k < nd; k++ {
+				s = strides[k]
+				for i, v := range c[int64(k)*sk+int64(lo) : int64(k)*sk+int64(hi)] {
+					dst[i] += uint64(v) * s
+				}
+			}
+		default:
+			for i := range dst {
+				var key uint64
+				base := int64(lo+i) * si
+				for k := range nd {
+					key += uint64(c[base+int64(k)*sk]) * strides[k]
+				}
+				dst[i] = key
+			}
+		}
+	}
+}
+
+func (iops[I]) Emit(outb []byte, lin *Linearization, pos int, b *keysort.Bucket) int {
 	out := core.MustSliceBytes[I](outb)
+	nd := len(lin.Axes)
+	o := out[nd*pos:]
 	u := 0
-	last := ^uint64(0)
-	switch nd {
-	case 1:
-		for _, w := range words {
-			if key := w >> ib; key != last {
-				last = key
-				out[pos+u] = I(key)
+	var last uint64
+	if len(lin.KeyBits) > 1 {
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q > 0 && kn == last {
+				continue
+			}
+			last = x >> b.IB
+			decodeWords(lin, b.KeyWords(x), o[nd*u:nd*u+nd])
+			u++
+		}
+		return u
+	}
+	switch {
+	case nd == 1:
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q == 0 || kn != last {
+				last = kn
+				o[u] = I(b.Key(x))
 				u++
 			}
 		}
-	case 2:
-		d := divs[1]
-		o := out[2*pos:]
-		for _, w := range words {
-			if key := w >> ib; key != last {
-				last = key
-				q, r := d.DivMod(key)
-				o[2*u], o[2*u+1] = I(q), I(r)
+	case nd == 2 && lin.Axes[0] == 0:
+		d := lin.Divs[1]
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q == 0 || kn != last {
+				last = kn
+				hi, lo := d.DivMod(b.Key(x))
+				o[2*u], o[2*u+1] = I(hi), I(lo)
+				u++
+			}
+		}
+	case nd == 3 && lin.Axes[0] == 0 && lin.Axes[1] == 1:
+		d1, d2 := lin.Divs[1], lin.Divs[2]
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q == 0 || kn != last {
+				last = kn
+				hi, c2 := d2.DivMod(b.Key(x))
+				c0, c1 := d1.DivMod(hi)
+				o[3*u], o[3*u+1], o[3*u+2] = I(c0), I(c1), I(c2)
 				u++
 			}
 		}
 	default:
-		o := out[nd*pos:]
-		for _, w := range words {
-			key := w >> ib
-			if key == last {
+		for q, x := range b.Words {
+			if kn := x >> b.IB; q > 0 && kn == last {
 				continue
 			}
-			last = key
-			row := o[nd*u : nd*u+nd]
-			for k := nd - 1; k > 0; k-- {
-				q, r := divs[k].DivMod(key)
-				row[k] = I(r)
-				key = q
-			}
-			row[0] = I(key)
+			last = x >> b.IB
+			decodePart(lin, 0, b.Key(x), o[nd*u:nd*u+nd])
 			u++
 		}
 	}
 	return u
-}
-
-func (iops[I]) SortPerm(m Matrix, perm []int64) []int64 {
-	c, si, sk := matrix[I](m)
-	nd := int64(len(m.Shape))
-	compare := func(a, b int64) int {
-		for k := int64(0); k < nd; k++ {
-			if x, y := c[a*si+k*sk], c[b*si+k*sk]; x != y {
-				return cmp.Compare(x, y)
-			}
-		}
-		return 0
-	}
-	slices.SortFunc(perm, func(a, b int64) int {
-		if r := compare(a, b); r != 0 {
-			return r
-		}
-		return cmp.Compare(a, b)
-	})
-	starts := make([]int64, 0, len(perm)+1)
-	for j := range perm {
-		if j == 0 || compare(perm[j-1], perm[j]) != 0 {
-			starts = append(starts, int64(j))
-		}
-	}
-	return append(starts, int64(len(perm)))
-}
-
-func (iops[I]) GatherRuns(m Matrix, outb []byte, perm, starts []int64) {
-	c, si, sk := matrix[I](m)
-	out := core.MustSliceBytes[I](outb)
-	nd := int64(len(m.Shape))
-	for r := 0; r+1 < len(starts); r++ {
-		e := perm[starts[r]]
-		for k := int64(0); k < nd; k++ {
-			out[int64(r)*nd+k] = c[e*si+k*sk]
-		}
-	}
 }
 
 func (iops[I]) Put(outb []byte, at int64, src []int64) {
@@ -322,45 +358,4 @@ func (iops[I]) TransposeLayout(m Matrix, outb []byte) {
 			out[i*oi+k*ok] = c[i*si+k*sk]
 		}
 	}
-}
-
-// Linearization describes how coordinates map to one 64-bit key when the
-// axes are taken in a given order, the first most significant: key =
-// Σ coord[k]·Strides[k]. Divs[k] divides by Shape[k], to recover
-// coordinates from keys.
-type Linearization struct {
-	Strides []uint64 // per axis, in axis numbering
-	Divs    []keysort.Divider
-	KeyBits uint // every key is below 1<<KeyBits
-}
-
-// Linearize returns the linearization of shape under the axis order (nil
-// means 0, 1, …, ndim-1), and false when the number of elements does not fit
-// in 64 bits or, together with the index bits of n entries, in one keysort
-// word. Every dimension must be positive when n > 0.
-func Linearize(shape []int64, order []int, n int64) (Linearization, bool) {
-	nd := len(shape)
-	size, ok := core.SizeUint64(shape)
-	if !ok || nd == 0 {
-		return Linearization{}, false
-	}
-	kb := uint(0)
-	if size > 1 {
-		kb = uint(bits.Len64(size - 1))
-	}
-	if !keysort.Fits(kb, int(n)) {
-		return Linearization{}, false
-	}
-	l := Linearization{Strides: make([]uint64, nd), Divs: make([]keysort.Divider, nd), KeyBits: kb}
-	s := uint64(1)
-	for j := nd - 1; j >= 0; j-- {
-		k := j
-		if order != nil {
-			k = order[j]
-		}
-		l.Strides[k] = s
-		s *= uint64(max(shape[k], 1))
-		l.Divs[k] = keysort.NewDivider(uint64(max(shape[k], 1)))
-	}
-	return l, true
 }

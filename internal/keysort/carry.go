@@ -1,55 +1,36 @@
 package keysort
 
 import (
+	"cmp"
 	"math/bits"
-	"runtime"
 	"slices"
-	"unsafe"
 
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
-// Sort sorts words key<<ib | entry and leaves the
-// reducer to read the values in[entry] in key order: for 10M entries that
-// is 10M cache and TLB misses, half of the time of a COO→CSR conversion.
-// Carry instead scatters the values together with the keys:
-//
-//  1. Each worker computes the keys of its chunk of entries, the bits in
-//     which they differ, and a histogram of the top varying bits (phase 1;
-//     the histogram is redone, from recomputed keys, if the guess of which
-//     bits vary was wrong).
-//  2. Each worker computes its keys again and scatters, stably, the low
-//     bits of each key and the entry's value into the bucket of its top
-//     bits: two staging arrays in bucket order (phase 2). The caller may
-//     lend the output buffers as staging.
-//  3. Buckets are split among workers by size. For each bucket a worker
-//     copies its keys and values into cache-resident buffers, sorts words
-//     lowkey<<ib | j (j the position in the bucket) with an LSD radix sort,
-//     and hands them to Reduce with the bucket's values (phase 3). Reduce
-//     writes the output compactly from the worker's first position, which
-//     never overtakes the staging data still to be read.
-//  4. The workers' output ranges are moved together when Reduce merged
-//     entries (phase 4).
-//
-// Compared with Sort, phase 2 moves 8 more bytes per entry sequentially
-// per bucket, and phase 3 reads them in cache instead of gathering them.
-//
-// Carry describes one sort. Fill in the fields and call Run.
+// Carry describes one sort of entries by keys of any width, moving each
+// entry's value with its key. Fill in the fields and call Run.
 type Carry struct {
 	// N is the number of entries.
 	N int
-	// KeyBits bounds the keys: every key is < 1<<KeyBits (≤ 64).
-	KeyBits uint
+	// KeyBits has one element per key word (a key is len(KeyBits) words,
+	// the first most significant, compared lexicographically), and bounds
+	// the words: word q of every key is < 1<<KeyBits[q] (64 bounds
+	// nothing). The bounds are a guess at which bits vary: a wrong guess
+	// costs one more call of Keys per entry, never a wrong result, but a
+	// bound that a key exceeds is an error.
+	KeyBits []uint
 	// SortedBits says that the lowest SortedBits bits of the keys are
 	// already ascending, in entry order, among the entries whose other key
-	// bits are equal (a CSR's row numbers when it is sorted by column for
-	// a transpose): the sort skips them.
+	// bits are equal (a CSR's row numbers when it is sorted by column for a
+	// transpose): the sort skips them. Single-word keys only.
 	SortedBits uint
-	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	// Workers is the number of goroutines; 0 means all cores.
 	Workers int
-	// Keys writes the key of entry i to dst[i-lo] for every i in [lo, hi).
-	// It is called twice per entry, concurrently for disjoint ranges, and
-	// must give the same keys each time.
+	// Keys writes the key words of entry i to dst[(i-lo)·W : (i-lo+1)·W]
+	// for every i in [lo, hi), W = len(KeyBits). It is called two or three
+	// times per entry, concurrently for disjoint ranges, and must give the
+	// same keys each time.
 	Keys func(lo, hi int, dst []uint64)
 	// In holds the values of the entries, VW bytes each (1, 2, 4 or 8), in
 	// entry order.
@@ -57,32 +38,62 @@ type Carry struct {
 	VW int
 
 	// Reduce receives the entries of one bucket in ascending key order,
-	// ties in entry order: word w stands for the entry whose value is
-	// vals[j·VW:(j+1)·VW], j = w & (1<<ib - 1), and whose key is
-	// keys[w >> ib] if keys is not nil and base + w>>ib otherwise. Reduce
-	// writes the output entries for the bucket from position pos and
-	// returns how many it wrote (fewer than len(words) when it merges equal
-	// keys). Equal keys never straddle two buckets. Reduce is called
-	// concurrently for disjoint output ranges, in ascending key order within
-	// one worker; words, keys and vals are valid only during the call.
-	Reduce func(pos int, base uint64, keys []uint64, words []uint64, ib uint, vals []byte) int
+	// ties in entry order (see Bucket). It writes the output entries for
+	// the bucket from position pos and returns how many it wrote (fewer
+	// than the bucket's entries when it merges equal keys). Equal keys never
+	// straddle two buckets. Reduce is called concurrently for disjoint
+	// output ranges, in ascending key order within one worker; the bucket
+	// and its slices are valid only during the call.
+	Reduce func(pos int, b *Bucket) int
 
 	// Move moves output entries [src, src+n) to [dst, dst+n), dst < src
 	// (ranges may overlap, as with copy). It is called from one goroutine
 	// after every Reduce call has returned, only if some Reduce merged.
 	Move func(dst, src, n int)
 
-	// StageKeys, if not nil, is used instead of allocating the staged low
-	// keys: StageKeyWidth (4 or 8) bytes per entry, N entries at least. An
-	// 8-byte array always serves; a 4-byte one only when the low keys fit
-	// in 32 bits, and is otherwise replaced by an allocation. StageVals, if
-	// not nil, must have length ≥ VW·N and is used instead of allocating the
-	// staged values. Reduce may write output entry p in either, at bytes
-	// [p·w, (p+1)·w) for the width w of the array (StageKeyWidth, VW): by
-	// then the staged data there has been read.
-	StageKeys     []byte
-	StageKeyWidth int
-	StageVals     []byte
+	// StageKeys, if not nil, is used instead of allocating the staged key
+	// bits: entry p's at byte p·StageKeyStride, which must leave room for
+	// them (4 bytes when they fit in 32 bits, 8 per word otherwise) and be
+	// a multiple of their element width; otherwise it is not used.
+	// StageVals, if not nil, must have length ≥ VW·N and is used instead of
+	// allocating the staged values. Reduce may write output entry p in
+	// either, at bytes [p·w, (p+1)·w) for the stride w of the array
+	// (StageKeyStride, VW): by then the staged data there has been read.
+	StageKeys      []byte
+	StageKeyStride int
+	StageVals      []byte
+}
+
+// Bucket is one bucket of sorted entries handed to Carry.Reduce. Word x of
+// Words stands for the entry whose value is Vals[j·VW : (j+1)·VW], j =
+// x & (1<<IB - 1), and whose key number is x >> IB: words are ascending, so
+// entries with equal keys are adjacent, in entry order, and have equal key
+// numbers. The key itself is Base + x>>IB (single-word keys) when Tab is
+// nil, and otherwise the W words Tab[(x>>IB)·W : (x>>IB+1)·W].
+type Bucket struct {
+	Words []uint64
+	IB    uint
+	Base  uint64
+	Tab   []uint64
+	W     int
+	Vals  []byte
+}
+
+// Entry returns the position in the bucket's values of the entry of word x.
+func (b *Bucket) Entry(x uint64) int { return int(x & (uint64(1)<<b.IB - 1)) }
+
+// Key returns the key of word x, for single-word keys.
+func (b *Bucket) Key(x uint64) uint64 {
+	if b.Tab != nil {
+		return b.Tab[x>>b.IB]
+	}
+	return b.Base + x>>b.IB
+}
+
+// KeyWords returns the key words of word x; Tab must not be nil.
+func (b *Bucket) KeyWords(x uint64) []uint64 {
+	r := int(x >> b.IB)
+	return b.Tab[r*b.W : (r+1)*b.W]
 }
 
 // carrySmallN is the size below which Carry.Run sorts all entries as one
@@ -96,208 +107,624 @@ const carrySmallN = 1 << 12
 // the 10M-entry workloads 512 buckets sort 10 % faster than 1024 and 20 %
 // faster than 4096.)
 func bucketBits(n int) uint {
+	if n < carrySmallN {
+		return 0
+	}
 	b := bits.Len(uint(n))
-	return uint(min(max(b-15, 0), 12))
+	return uint(min(max(b-15, 0), maxSplitBits))
+}
+
+// maxSplitBits bounds the bucket bits: at most 2^12 buckets.
+const maxSplitBits = 12
+
+// splitBits returns the number of top bits of k-bit effective keys that
+// pick the bucket of n entries: bucketBits(n), or more, up to
+// maxSplitBits, when that lets the bits below a bucket's fit beside a
+// position in the bucket in one word (no comparisons of rests), or failing
+// that in one staged word. Among the choices that fit, a few more bits are
+// taken when that saves an LSD pass per bucket (buckets of 2^12 entries or
+// more).
+func splitBits(n int, k uint) uint {
+	d0 := min(bucketBits(n), k)
+	if n < carrySmallN {
+		return d0
+	}
+	top := min(maxSplitBits, k)
+	fits := func(d uint) bool { return k-d+posBits(n, d) <= 64 }
+	d := d0
+	for d <= top && !fits(d) {
+		d++
+	}
+	if d > top {
+		for d = d0; d < top && k-d > 64; d++ {
+		}
+		return d
+	}
+	best := d
+	for e := d + 1; e <= min(d+3, top) && n>>e >= 1<<12; e++ {
+		if lsdPasses(k-e) < lsdPasses(k-best) {
+			best = e
+		}
+	}
+	return best
+}
+
+// lsdPasses returns the number of radix passes of sortBucket over r bits.
+func lsdPasses(r uint) uint { return (r + 10) / 11 }
+
+// posBits estimates the bits of a position in one of 2^d buckets of n
+// entries: room for twice the average bucket.
+func posBits(n int, d uint) uint { return uint(bits.Len(uint(n>>d))) + 1 }
+
+// carryRun is the state of one Carry.Run.
+type carryRun struct {
+	s       *Carry
+	n, w    int // entries, words per key
+	workers int
+	chunks  []int // worker c's entries in phases 1 and 2: [chunks[c], chunks[c+1])
+
+	lay    layout
+	d1, r  uint // bucket bits (the top of the effective key) and low bits below them
+	hist   [][]int
+	starts []int // bucket b is [starts[b], starts[b+1])
+
+	kw, ws int    // a staged key is ws elements of kw bytes (4, or 8 per word)
+	ke     int    // staged key elements from one entry to the next
+	sk, sv []byte // staged keys and values, in bucket order
 }
 
 // Run sorts and reduces, and returns the number of output entries.
+//
+//  1. Each worker computes the keys of its chunk of entries, the bits in
+//     which they differ, and a histogram of the buckets given by the bits
+//     that KeyBits says vary; the histogram is redone, from recomputed
+//     keys, if that guess was wrong (survey).
+//  2. Each worker computes its keys again and scatters, stably, the bits
+//     of each key below its bucket's and the entry's value into the bucket
+//     (scatter): two staging arrays in bucket order, which the caller may
+//     lend.
+//  3. Buckets are split among workers by size. For each bucket a worker
+//     copies its staged keys and values into cache-resident buffers and
+//     sorts words key<<ib | j (j the position in the bucket) with an LSD
+//     radix sort. When the staged key bits and ib do not fit in a word,
+//     the words hold the key's top bits (at most 64-ib, and about
+//     2·log2(bucket size)+8, which few distinct keys share), and runs of
+//     equal words are put in order by comparing the rest (ties). The
+//     number of bucket bits is chosen to avoid this where it can
+//     (splitBits). The words go to Reduce with the bucket's values
+//     (sortBuckets); Reduce writes the output compactly from the worker's
+//     first position, which never overtakes the staging data still to be
+//     read.
+//  4. The workers' output ranges are moved together when Reduce merged
+//     entries (compact).
 func (s *Carry) Run() int {
-	n := s.N
-	if n == 0 {
+	if s.N == 0 {
 		return 0
 	}
-	workers := s.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	r := &carryRun{s: s, n: s.N, w: len(s.KeyBits), workers: par.Workers(s.Workers)}
+	if r.w == 0 {
+		panic("keysort: Carry without key words")
 	}
-	if n < carrySmallN {
-		workers = 1
+	if r.w > 1 && s.SortedBits > 0 {
+		panic("keysort: SortedBits with multi-word keys")
 	}
-	chunks := split(n, workers)
+	if r.n < carrySmallN {
+		r.workers = 1
+	}
+	r.chunks = split(r.n, r.workers)
+	r.survey()
+	r.stage()
+	r.scatter()
+	segs, counts := r.sortBuckets()
+	return r.compact(segs, counts)
+}
 
-	// Phase 1: varying bits and histogram of the guessed top bits.
-	d1 := bucketBits(n)
-	if n < carrySmallN {
-		d1 = 0
+// chunk is the number of keys a worker computes at a time.
+const chunk = 2048
+
+// bucketOf returns the bucket of key words k under layout l with r low
+// bits and d bucket bits.
+func bucketOf(l *layout, k []uint64, r, d uint) uint64 {
+	if len(k) == 2 {
+		hi, lo := l.pack2(k[0], k[1])
+		return shr128(hi, lo, r) & lowMask(d)
 	}
-	guess := uint(0)
-	if s.KeyBits > d1 {
-		guess = s.KeyBits - d1
+	return l.bitsAt(k, r, d)
+}
+
+// bitsAt returns bits [lo, lo+n) (n ≤ 64) of the effective key of the key
+// words k.
+func (l *layout) bitsAt(k []uint64, lo, n uint) uint64 {
+	var v uint64
+	hi := lo + n
+	for q := len(l.tops) - 1; q >= 0; q-- {
+		o, t := l.off[q], l.tops[q]
+		if o >= hi {
+			break
+		}
+		if o+t <= lo {
+			continue
+		}
+		a, e := max(lo, o), min(hi, o+t)
+		v |= (k[q] >> (a - o)) & lowMask(e-a) << (a - lo)
 	}
-	nb := 1 << d1
-	mask := uint64(nb - 1)
-	hist := make([][]int, workers)
-	diffs := make([]uint64, workers)
-	firsts := make([]uint64, workers)
-	par.Do(workers, func(c int) {
-		h := make([]int, nb)
-		buf := make([]uint64, chunk)
-		lo, hi := chunks[c], chunks[c+1]
-		var diff, first uint64
+	return v
+}
+
+// survey is phase 1: the layout of the keys and the bucket histograms.
+func (r *carryRun) survey() {
+	s, w := r.s, r.w
+	guess := guessLayout(s.KeyBits)
+	gd := splitBits(r.n, guess.k)
+	gr := guess.k - gd
+	hist := make([][]int, r.workers)
+	firsts := make([][]uint64, r.workers)
+	diffs := make([][]uint64, r.workers)
+	par.Do(r.workers, func(c int) {
+		h := make([]int, 1<<gd)
+		buf := make([]uint64, chunk*w)
+		first, diff := make([]uint64, w), make([]uint64, w)
+		lo, hi := r.chunks[c], r.chunks[c+1]
 		for a := lo; a < hi; a += chunk {
 			b := min(a+chunk, hi)
 			s.Keys(a, b, buf)
 			if a == lo {
-				first = buf[0]
+				copy(first, buf[:w])
 			}
-			for _, k := range buf[:b-a] {
-				diff |= k ^ first
-				h[(k>>guess)&mask]++
-			}
-		}
-		hist[c], diffs[c], firsts[c] = h, diff, first
-	})
-	var diff uint64
-	ref := firsts[workers-1] // the last chunk is never empty
-	for c, d := range diffs {
-		if chunks[c] < chunks[c+1] {
-			diff |= d | (firsts[c] ^ ref)
-		}
-	}
-	top := uint(bits.Len64(diff)) // key bits that vary: [0, top)
-	d1 = min(d1, top)
-	shift := top - d1 // low key bits: [0, shift)
-	nb = 1 << d1
-	mask = uint64(nb - 1)
-	high := ref &^ (uint64(1)<<top - 1) // the bits every key shares
-	if top == 64 {
-		high = 0
-	}
-	if shift != guess || nb != len(hist[0]) {
-		par.Do(workers, func(c int) {
-			h := make([]int, nb)
-			buf := make([]uint64, chunk)
-			for a := chunks[c]; a < chunks[c+1]; a += chunk {
-				b := min(a+chunk, chunks[c+1])
-				s.Keys(a, b, buf)
+			if w == 1 {
+				f, d := first[0], diff[0]
+				mask := uint64(len(h) - 1)
 				for _, k := range buf[:b-a] {
-					h[(k>>shift)&mask]++
+					d |= k ^ f
+					h[(k>>gr)&mask]++
+				}
+				diff[0] = d
+				continue
+			}
+			for j := range b - a {
+				k := buf[j*w : (j+1)*w]
+				for q, x := range k {
+					diff[q] |= x ^ first[q]
+				}
+				h[bucketOf(&guess, k, gr, gd)]++
+			}
+		}
+		hist[c], firsts[c], diffs[c] = h, first, diff
+	})
+	ref := firsts[r.workers-1] // the last chunk is never empty
+	diff := make([]uint64, w)
+	for c := range r.workers {
+		if r.chunks[c] == r.chunks[c+1] {
+			continue
+		}
+		for q := range w {
+			diff[q] |= diffs[c][q] | (firsts[c][q] ^ ref[q])
+		}
+	}
+	r.lay = surveyLayout(ref, diff)
+	r.d1 = splitBits(r.n, r.lay.k)
+	r.r = r.lay.k - r.d1
+	if r.d1 != gd || !r.lay.sameSplit(&guess) {
+		par.Do(r.workers, func(c int) {
+			h := make([]int, 1<<r.d1)
+			buf := make([]uint64, chunk*w)
+			for a := r.chunks[c]; a < r.chunks[c+1]; a += chunk {
+				b := min(a+chunk, r.chunks[c+1])
+				s.Keys(a, b, buf)
+				if w == 1 {
+					mask := uint64(len(h) - 1)
+					for _, k := range buf[:b-a] {
+						h[(k>>r.r)&mask]++
+					}
+					continue
+				}
+				for j := range b - a {
+					h[bucketOf(&r.lay, buf[j*w:(j+1)*w], r.r, r.d1)]++
 				}
 			}
 			hist[c] = h
 		})
 	}
-	starts := make([]int, nb+1) // bucket b is [starts[b], starts[b+1])
-	sum := 0
-	for b := range nb {
-		starts[b] = sum
-		for c := range workers {
-			cnt := hist[c][b]
-			hist[c][b] = sum // becomes chunk c's write position in bucket b
-			sum += cnt
-		}
-	}
-	starts[nb] = sum
+	r.hist = hist
+	r.starts = bucketStarts(hist)
+}
 
-	// Phase 2: scatter the low keys and the values into the buckets.
-	lowMask := uint64(1)<<shift - 1
-	if shift == 64 {
-		lowMask = ^uint64(0)
+// stage picks the staging arrays of phase 2.
+func (r *carryRun) stage() {
+	s, n := r.s, r.n
+	r.kw, r.ws = 4, 1
+	if r.r > 32 {
+		r.kw, r.ws = 8, int(r.r+63)/64
 	}
-	kw := 8
-	if shift <= 32 {
-		kw = 4
+	need := r.kw * r.ws
+	st := s.StageKeyStride
+	if s.StageKeys != nil && st >= need && st <= 2*need && st%r.kw == 0 && len(s.StageKeys) >= st*(n-1)+need {
+		r.sk, r.ke = s.StageKeys, st/r.kw
+	} else {
+		r.sk, r.ke = alloc(need*n), r.ws
 	}
-	sk := s.StageKeys
-	switch {
-	case s.StageKeyWidth == 8 && len(sk) >= 8*n:
-		kw = 8
-	case s.StageKeyWidth == 4 && kw == 4 && len(sk) >= 4*n:
-	default:
-		sk = alloc(kw * n)
+	r.sv = s.StageVals
+	if len(r.sv) < s.VW*n {
+		r.sv = alloc(s.VW * n)
 	}
-	vw := s.VW
-	sv := s.StageVals
-	if len(sv) < vw*n {
-		sv = alloc(vw * n)
-	}
-	par.Do(workers, func(c int) {
-		next := hist[c]
-		buf := make([]uint64, chunk)
+}
+
+// scatter is phase 2: the low key bits and the values go to their buckets.
+func (r *carryRun) scatter() {
+	s, w := r.s, r.w
+	mask := uint64(1)<<r.d1 - 1
+	low := lowMask(r.r)
+	par.Do(r.workers, func(c int) {
+		next := r.hist[c]
+		buf := make([]uint64, chunk*w)
 		pos := make([]int, chunk)
-		for a := chunks[c]; a < chunks[c+1]; a += chunk {
-			b := min(a+chunk, chunks[c+1])
+		for a := r.chunks[c]; a < r.chunks[c+1]; a += chunk {
+			b := min(a+chunk, r.chunks[c+1])
 			s.Keys(a, b, buf)
-			keys := buf[:b-a]
-			for j, k := range keys {
-				bk := (k >> shift) & mask
-				pos[j] = next[bk]
-				next[bk]++
+			p := pos[:b-a]
+			if w == 1 {
+				keys := buf[:b-a]
+				for j, k := range keys {
+					bk := (k >> r.r) & mask
+					p[j] = next[bk]
+					next[bk]++
+				}
+				scatterKeys(r.sk, r.kw, r.ke, p, keys, low)
+			} else if w == 2 {
+				r.scatter2(buf[:2*(b-a)], p, next)
+			} else {
+				for j := range p {
+					k := buf[j*w : (j+1)*w]
+					bk := bucketOf(&r.lay, k, r.r, r.d1)
+					p[j] = next[bk]
+					next[bk]++
+					r.stageWide(p[j], k)
+				}
 			}
-			scatterKeys(sk, kw, pos[:b-a], keys, lowMask)
-			scatterVals(sv, s.In, vw, a, pos[:b-a])
+			scatterVals(r.sv, s.In, s.VW, a, p)
 		}
 	})
+}
 
-	// Phase 3: sort and reduce each bucket in cache.
-	segs := splitBuckets(starts, workers)
-	counts := make([]int, workers)
-	par.Do(workers, func(c int) {
+// scatter2 is scatter's key half for two-word keys: it gives each entry
+// its position in its bucket and stages the entry's low key bits there.
+func (r *carryRun) scatter2(keys []uint64, pos, next []int) {
+	mask := lowMask(r.d1)
+	sk, ke := castU64(r.sk), r.ke
+	for j := range pos {
+		hi, lo := r.lay.pack2(keys[2*j], keys[2*j+1])
+		bk := shr128(hi, lo, r.r) & mask
+		p := next[bk]
+		next[bk]++
+		pos[j] = p
+		switch {
+		case r.kw == 4:
+			castU32(r.sk)[p*ke] = uint32(lo & lowMask(r.r))
+		case r.ws == 1:
+			sk[p*ke] = lo & lowMask(r.r)
+		default:
+			sk[p*ke], sk[p*ke+1] = lo, hi&lowMask(r.r-64)
+		}
+	}
+}
+
+// stageWide stages the low bits of the multi-word key k at position p.
+func (r *carryRun) stageWide(p int, k []uint64) {
+	if r.kw == 4 {
+		castU32(r.sk)[p*r.ke] = uint32(r.lay.bitsAt(k, 0, r.r))
+		return
+	}
+	dst := castU64(r.sk)[p*r.ke : p*r.ke+r.ws]
+	for i := range dst {
+		lo := uint(64 * i)
+		dst[i] = r.lay.bitsAt(k, lo, min(64, r.r-lo))
+	}
+}
+
+// sortBuckets is phase 3: each worker sorts and reduces a run of buckets.
+// It returns the runs (worker c has buckets [segs[c], segs[c+1])) and the
+// number of entries each worker wrote.
+func (r *carryRun) sortBuckets() (segs, counts []int) {
+	segs = splitBuckets(r.starts, r.workers)
+	counts = make([]int, r.workers)
+	par.Do(r.workers, func(c int) {
 		b0, b1 := segs[c], segs[c+1]
 		if b0 == b1 {
 			return
 		}
 		largest := 0
 		for b := b0; b < b1; b++ {
-			largest = max(largest, starts[b+1]-starts[b])
+			largest = max(largest, r.starts[b+1]-r.starts[b])
 		}
-		ib := uint(bits.Len(uint(max(largest-1, 0))))
-		words := make([]uint64, largest)
-		tmp := make([]uint64, largest)
-		vals := make([]byte, largest*vw)
-		var keys []uint64
-		pos := starts[b0]
+		bs := r.newBucketSorter(largest)
+		pos := r.starts[b0]
 		for b := b0; b < b1; b++ {
-			lo, hi := starts[b], starts[b+1]
-			m := hi - lo
-			if m == 0 {
+			lo, hi := r.starts[b], r.starts[b+1]
+			if lo == hi {
 				continue
 			}
-			copy(vals, sv[lo*vw:hi*vw])
-			base := high | uint64(b)<<shift
-			var sorted []uint64
-			var tab []uint64
-			if shift+ib <= 64 {
-				w := words[:m]
-				loadWords(w, sk, kw, lo, ib)
-				skip := min(s.SortedBits, shift)
-				sorted = sortBucket(w, tmp[:m], ib+skip, shift-skip)
-			} else {
-				// Low keys and positions do not fit in a word together:
-				// sort positions by comparison and key the words by rank.
-				sorted, tab = rankWords(words[:m], &keys, sk, kw, lo, base, ib)
-			}
-			pos += s.Reduce(pos, base, tab, sorted, ib, vals[:m*vw])
+			pos += r.s.Reduce(pos, bs.sort(uint64(b), lo, hi))
 		}
-		counts[c] = pos - starts[b0]
+		counts[c] = pos - r.starts[b0]
 	})
+	return segs, counts
+}
 
-	// Phase 4: close the gaps left by merged entries.
+// compact is phase 4: it closes the gaps left by merged entries and
+// returns the number of output entries.
+func (r *carryRun) compact(segs, counts []int) int {
 	out := 0
-	for c := range workers {
-		src := starts[segs[c]]
+	for c := range r.workers {
+		src := r.starts[segs[c]]
 		if counts[c] > 0 && src != out {
-			s.Move(out, src, counts[c])
+			r.s.Move(out, src, counts[c])
 		}
 		out += counts[c]
 	}
 	return out
 }
 
-// chunk is the number of keys a worker computes at a time.
-const chunk = 2048
+// bucketSorter holds one worker's cache-resident buffers for phase 3.
+type bucketSorter struct {
+	r      *carryRun
+	ib     uint     // bits of a position in the bucket
+	words  []uint64 // sort words, then the words handed to Reduce
+	tmp    []uint64
+	vals   []byte
+	lows   []uint64 // staged key bits, ws words per entry, least significant first (ties and multi-word keys)
+	tab    []uint64 // keys by key number
+	e      []uint64 // one effective key
+	bucket Bucket
+}
 
-func scatterKeys(sk []byte, kw int, pos []int, keys []uint64, lowMask uint64) {
+func (r *carryRun) newBucketSorter(largest int) *bucketSorter {
+	ib := uint(bits.Len(uint(max(largest-1, 0))))
+	bs := &bucketSorter{
+		r:     r,
+		ib:    ib,
+		words: make([]uint64, largest),
+		tmp:   make([]uint64, largest),
+		vals:  make([]byte, largest*r.s.VW),
+	}
+	if r.r > 64-ib || r.w > 1 {
+		bs.lows = make([]uint64, largest*r.ws)
+		bs.tab = make([]uint64, 0, largest*r.w)
+		bs.e = make([]uint64, (r.lay.k+63)/64+1)
+	}
+	return bs
+}
+
+// sort sorts bucket b, staged at [lo, hi), and returns it for Reduce.
+func (bs *bucketSorter) sort(b uint64, lo, hi int) *Bucket {
+	r := bs.r
+	vw := r.s.VW
+	m := hi - lo
+	copy(bs.vals, r.sv[lo*vw:hi*vw])
+	ib := bs.ib
+	bk := &bs.bucket
+	*bk = Bucket{IB: ib, W: r.w, Vals: bs.vals[:m*vw]}
+	room := 64 - ib // key bits that fit beside a position
+	w := bs.words[:m]
+	if r.r <= room {
+		loadWords(w, r.sk, r.kw, r.ke, lo, ib)
+		skip := min(r.s.SortedBits, r.r)
+		w = sortBucket(w, bs.tmp[:m], ib+skip, r.r-skip)
+		bk.Words = w
+		if r.w == 1 {
+			bk.Base = r.lay.high[0] | b<<r.r
+			if r.r == 64 {
+				bk.Base = r.lay.high[0]
+			}
+			return bk
+		}
+		bs.rankNarrow(b, w)
+		return bk
+	}
+	// Ties: sort by the top bits of the staged key, then put runs of equal
+	// top bits in order by the rest. Some 2·log2(m) + 8 top bits leave few
+	// ties among m distinct keys, so the radix sort takes no more bits than
+	// that.
+	ws := r.ws
+	lows := bs.lows[:m*ws]
+	loadLows(lows, r.sk, r.ke, ws, lo) // 8-byte: r.r > room > 32
+	top := min(room, 2*uint(bits.Len(uint(m)))+8)
+	cut := r.r - top
+	for j := range m {
+		w[j] = extract(lows[j*ws:(j+1)*ws], cut, top)<<ib | uint64(j)
+	}
+	skip := uint(0)
+	if r.s.SortedBits > cut {
+		skip = min(r.s.SortedBits-cut, top)
+	}
+	w = sortBucket(w, bs.tmp[:m], ib+skip, top-skip)
+	bs.ties(w, lows)
+	bk.Words = w
+	bs.rankWide(b, w, lows)
+	return bk
+}
+
+// ties orders each run of words with equal top bits by the entries'
+// staged keys, ties in position order.
+func (bs *bucketSorter) ties(w, lows []uint64) {
+	ib, ws := bs.ib, bs.r.ws
+	mask := uint64(1)<<ib - 1
+	low := func(x uint64) []uint64 {
+		j := int(x & mask)
+		return lows[j*ws : (j+1)*ws]
+	}
+	for i := 0; i < len(w); {
+		top := w[i] >> ib
+		j := i + 1
+		for j < len(w) && w[j]>>ib == top {
+			j++
+		}
+		if j-i > 1 {
+			run := w[i:j]
+			sorted := true
+			for q := 1; q < len(run) && sorted; q++ {
+				sorted = compareLE(low(run[q-1]), low(run[q])) <= 0
+			}
+			if !sorted {
+				slices.SortFunc(run, func(x, y uint64) int {
+					if c := compareLE(low(x), low(y)); c != 0 {
+						return c
+					}
+					return cmp.Compare(x&mask, y&mask)
+				})
+			}
+		}
+		i = j
+	}
+}
+
+// rankNarrow turns words lowkey<<ib | j of bucket b into rank<<ib | j and
+// fills the key table, for multi-word keys whose staged bits fit beside j.
+func (bs *bucketSorter) rankNarrow(b uint64, w []uint64) {
+	ib := bs.ib
+	mask := uint64(1)<<ib - 1
+	tab := bs.tab[:0]
+	rank := -1
+	var last uint64
+	for q, x := range w {
+		if l := x >> ib; rank < 0 || l != last {
+			last = l
+			rank++
+			bs.lows[0] = l
+			tab = bs.appendKey(tab, b, bs.lows[:1])
+		}
+		w[q] = uint64(rank)<<ib | x&mask
+	}
+	bs.bucket.Tab = tab
+}
+
+// rankWide turns sorted words top<<ib | j of bucket b into rank<<ib | j and
+// fills the key table from the staged keys.
+func (bs *bucketSorter) rankWide(b uint64, w, lows []uint64) {
+	ib, ws := bs.ib, bs.r.ws
+	mask := uint64(1)<<ib - 1
+	tab := bs.tab[:0]
+	rank := -1
+	var last []uint64
+	for q, x := range w {
+		j := int(x & mask)
+		l := lows[j*ws : (j+1)*ws]
+		if rank < 0 || compareLE(l, last) != 0 {
+			last = l
+			rank++
+			tab = bs.appendKey(tab, b, l)
+		}
+		w[q] = uint64(rank)<<ib | uint64(j)
+	}
+	bs.bucket.Tab = tab
+}
+
+// appendKey appends to tab the key words of the entry in bucket b whose
+// staged key bits are low (least significant word first).
+func (bs *bucketSorter) appendKey(tab []uint64, b uint64, low []uint64) []uint64 {
+	r := bs.r
+	if r.w == 1 {
+		k := r.lay.high[0] | low[0]
+		if r.r < 64 {
+			k |= b << r.r
+		}
+		return append(tab, k)
+	}
+	if r.w == 2 {
+		var hi, lo uint64
+		switch {
+		case r.r < 64:
+			hi, lo = shl128(b, r.r)
+			lo |= low[0]
+		case len(low) == 1:
+			hi, lo = b<<(r.r-64), low[0]
+		default:
+			hi, lo = low[1]|b<<(r.r-64), low[0]
+		}
+		k0, k1 := r.lay.unpack2(hi, lo)
+		return append(tab, k0, k1)
+	}
+	e := bs.e
+	clear(e)
+	copy(e, low)
+	i, s := r.r/64, r.r%64
+	e[i] |= b << s
+	if s > 0 && s+r.d1 > 64 {
+		e[i+1] |= b >> (64 - s)
+	}
+	n := len(tab)
+	tab = append(tab, make([]uint64, r.w)...)
+	r.lay.unpack(e, tab[n:])
+	return tab
+}
+
+// shl128 returns x << s as a 128-bit number hi:lo, s < 64.
+func shl128(x uint64, s uint) (hi, lo uint64) {
+	if s == 0 {
+		return 0, x
+	}
+	return x >> (64 - s), x << s
+}
+
+// loadWords writes lowkey<<ib | j for the staged keys [lo, lo+len(w)) of
+// one word or less.
+func loadWords(w []uint64, sk []byte, kw, ke, lo int, ib uint) {
+	if kw == 4 {
+		src := castU32(sk)
+		for j := range w {
+			w[j] = uint64(src[(lo+j)*ke])<<ib | uint64(j)
+		}
+		return
+	}
+	src := castU64(sk)
+	for j := range w {
+		w[j] = src[(lo+j)*ke]<<ib | uint64(j)
+	}
+}
+
+// loadLows copies the staged 8-byte keys [lo, lo+len(lows)/ws) into lows,
+// ws words each.
+func loadLows(lows []uint64, sk []byte, ke, ws, lo int) {
+	src := castU64(sk)
+	switch ws {
+	case 1:
+		for j := range lows {
+			lows[j] = src[(lo+j)*ke]
+		}
+	case 2:
+		for j := range len(lows) / 2 {
+			s := src[(lo+j)*ke:]
+			lows[2*j], lows[2*j+1] = s[0], s[1]
+		}
+	default:
+		for j := range len(lows) / ws {
+			copy(lows[j*ws:(j+1)*ws], src[(lo+j)*ke:])
+		}
+	}
+}
+
+func scatterKeys(sk []byte, kw, ke int, pos []int, keys []uint64, lowMask uint64) {
 	if kw == 4 {
 		dst := castU32(sk)
+		if ke == 1 {
+			for j, k := range keys {
+				dst[pos[j]] = uint32(k & lowMask)
+			}
+			return
+		}
 		for j, k := range keys {
-			dst[pos[j]] = uint32(k & lowMask)
+			dst[pos[j]*ke] = uint32(k & lowMask)
 		}
 		return
 	}
 	dst := castU64(sk)
+	if ke == 1 {
+		for j, k := range keys {
+			dst[pos[j]] = k & lowMask
+		}
+		return
+	}
 	for j, k := range keys {
-		dst[pos[j]] = k & lowMask
+		dst[pos[j]*ke] = k & lowMask
 	}
 }
 
@@ -324,88 +751,4 @@ func scatterVals(sv, in []byte, vw, lo int, pos []int) {
 			sv[p] = src[j]
 		}
 	}
-}
-
-// loadWords writes lowkey<<ib | j for the staged low keys [lo, lo+len(w)).
-func loadWords(w []uint64, sk []byte, kw, lo int, ib uint) {
-	if kw == 4 {
-		for j, k := range castU32(sk)[lo : lo+len(w)] {
-			w[j] = uint64(k)<<ib | uint64(j)
-		}
-		return
-	}
-	for j, k := range castU64(sk)[lo : lo+len(w)] {
-		w[j] = k<<ib | uint64(j)
-	}
-}
-
-// rankWords sorts the staged entries [lo, lo+len(w)) by (low key, j) by
-// comparison and returns words rank<<ib | j in that order, and the table of
-// absolute keys by rank.
-func rankWords(w []uint64, keys *[]uint64, sk []byte, kw, lo int, base uint64, ib uint) ([]uint64, []uint64) {
-	m := len(w)
-	low := make([]uint64, m)
-	for j := range m {
-		if kw == 4 {
-			low[j] = uint64(castU32(sk)[lo+j])
-		} else {
-			low[j] = castU64(sk)[lo+j]
-		}
-	}
-	perm := make([]int, m)
-	for j := range perm {
-		perm[j] = j
-	}
-	slices.SortStableFunc(perm, func(a, b int) int {
-		switch {
-		case low[a] < low[b]:
-			return -1
-		case low[a] > low[b]:
-			return 1
-		}
-		return 0
-	})
-	tab := (*keys)[:0]
-	for q, j := range perm {
-		if q == 0 || low[j] != low[perm[q-1]] {
-			tab = append(tab, base+low[j])
-		}
-		w[q] = uint64(len(tab)-1)<<ib | uint64(j)
-	}
-	*keys = tab
-	return w, tab
-}
-
-// alloc returns n bytes of 8-aligned memory.
-func alloc(n int) []byte {
-	return castBytes(make([]uint64, (n+7)/8))[:n]
-}
-
-func castBytes(s []uint64) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*len(s))
-}
-
-// castU64, castU32 and castU16 view aligned bytes as whole elements.
-func castU64(b []byte) []uint64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
-}
-
-func castU32(b []byte) []uint32 {
-	if len(b) < 4 {
-		return nil
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
-}
-
-func castU16(b []byte) []uint16 {
-	if len(b) < 2 {
-		return nil
-	}
-	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
 }

@@ -11,59 +11,69 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// run sorts keys with values of width vw (the value of entry i is i+1) and
-// returns the output keys and values, merging equal keys by summing when
-// merge is set.
-func runCarry(t *testing.T, keys []uint64, keyBits uint, vw, workers int, merge, lend bool) ([]uint64, []uint64) {
+// carryCase is one Carry run: n keys of w words (flat), values of width vw
+// (the value of entry i is i+1), merged by summing when merge is set.
+type carryCase struct {
+	keys    []uint64
+	w       int
+	keyBits []uint
+	vw      int
+	workers int
+	merge   bool
+	lend    bool // lend staging arrays (output buffers) to the sort
+	stride  int  // with lend: the staged key stride in bytes (0: 8·w)
+}
+
+// runCarry sorts c's keys and returns the output keys (flat) and values.
+func runCarry(t *testing.T, c carryCase) ([]uint64, []uint64) {
 	t.Helper()
-	n := len(keys)
+	w, vw := c.w, c.vw
+	n := len(c.keys) / w
 	in := make([]byte, vw*n)
 	for i := range n {
 		put(in, vw, i, uint64(i+1))
 	}
-	outKeys := make([]uint64, n)
+	outKeys := make([]uint64, n*w)
 	outVals := make([]byte, vw*n)
 	s := Carry{
 		N:       n,
-		KeyBits: keyBits,
-		Workers: workers,
+		KeyBits: c.keyBits,
+		Workers: c.workers,
 		Keys: func(lo, hi int, dst []uint64) {
-			copy(dst[:hi-lo], keys[lo:hi])
+			copy(dst[:(hi-lo)*w], c.keys[lo*w:hi*w])
 		},
 		In: in,
 		VW: vw,
-		Reduce: func(pos int, base uint64, tab []uint64, words []uint64, ib uint, vals []byte) int {
-			mask := uint64(1)<<ib - 1
+		Reduce: func(pos int, b *Bucket) int {
 			u := -1
-			last := uint64(0)
-			for q, w := range words {
-				k := base + w>>ib
-				if tab != nil {
-					k = tab[w>>ib]
-				}
-				v := get(vals, vw, int(w&mask))
-				if merge && q > 0 && k == last {
+			var last uint64
+			for q, x := range b.Words {
+				v := get(b.Vals, vw, b.Entry(x))
+				if c.merge && q > 0 && x>>b.IB == last {
 					put(outVals, vw, pos+u, get(outVals, vw, pos+u)+v)
 					continue
 				}
 				u++
-				last = k
-				outKeys[pos+u] = k
+				last = x >> b.IB
+				if w == 1 {
+					outKeys[pos+u] = b.Key(x)
+				} else {
+					copy(outKeys[(pos+u)*w:], b.KeyWords(x))
+				}
 				put(outVals, vw, pos+u, v)
 			}
 			return u + 1
 		},
 		Move: func(dst, src, m int) {
-			copy(outKeys[dst:], outKeys[src:src+m])
+			copy(outKeys[dst*w:], outKeys[src*w:(src+m)*w])
 			copy(outVals[dst*vw:], outVals[src*vw:(src+m)*vw])
 		},
 	}
-	if lend {
+	if c.lend {
 		s.StageVals = outVals
-		s.StageKeys, s.StageKeyWidth = castBytes(outKeys), 8
-		if vw == 4 {
-			// A 4-byte array, which serves only when low keys fit.
-			s.StageKeys, s.StageKeyWidth = alloc(4*n), 4
+		s.StageKeys, s.StageKeyStride = castBytes(outKeys), 8*w
+		if c.stride > 0 {
+			s.StageKeys, s.StageKeyStride = alloc(c.stride*n), c.stride
 		}
 	}
 	u := s.Run()
@@ -71,7 +81,7 @@ func runCarry(t *testing.T, keys []uint64, keyBits uint, vw, workers int, merge,
 	for i := range vs {
 		vs[i] = get(outVals, vw, i)
 	}
-	return outKeys[:u], vs
+	return outKeys[:u*w], vs
 }
 
 func put(b []byte, w, i int, v uint64) {
@@ -99,142 +109,261 @@ func get(b []byte, w, i int) uint64 {
 	return binary.LittleEndian.Uint64(b[8*i:])
 }
 
-// reference sorts stably and merges like run.
-func referenceCarry(keys []uint64, vw int, merge bool) ([]uint64, []uint64) {
-	idx := make([]int, len(keys))
+// referenceCarry sorts by comparison, stably, and merges like runCarry.
+func referenceCarry(c carryCase) ([]uint64, []uint64) {
+	w := c.w
+	n := len(c.keys) / w
+	key := func(i int) []uint64 { return c.keys[i*w : (i+1)*w] }
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case keys[a] < keys[b]:
-			return -1
-		case keys[a] > keys[b]:
-			return 1
-		}
-		return 0
-	})
-	mask := uint64(1)<<(8*vw) - 1
-	if vw == 8 {
+	slices.SortStableFunc(idx, func(a, b int) int { return slices.Compare(key(a), key(b)) })
+	mask := uint64(1)<<(8*c.vw) - 1
+	if c.vw == 8 {
 		mask = ^uint64(0)
 	}
-	var ok, ov []uint64
+	ok, ov := []uint64{}, []uint64{}
 	for q, i := range idx {
 		v := uint64(i+1) & mask
-		if merge && q > 0 && keys[i] == ok[len(ok)-1] {
+		if c.merge && q > 0 && slices.Equal(key(i), key(idx[q-1])) {
 			ov[len(ov)-1] = (ov[len(ov)-1] + v) & mask
 			continue
 		}
-		ok = append(ok, keys[i])
+		ok = append(ok, key(i)...)
 		ov = append(ov, v)
 	}
 	return ok, ov
 }
 
-func TestCarry(t *testing.T) {
+func checkCarry(t *testing.T, c carryCase) {
+	t.Helper()
+	gk, gv := runCarry(t, c)
+	wk, wv := referenceCarry(c)
+	require.Equal(t, len(wv), len(gv), "output entries")
+	require.Equal(t, wk, gk, "keys")
+	require.Equal(t, wv, gv, "values")
+}
+
+// randomKeys returns n keys whose words are below 1<<bits[q], with
+// duplicates, clusters and shared high bits as asked.
+func randomKeys(r *rand.Rand, n int, bits []uint, dupEvery int, cluster bool) []uint64 {
+	w := len(bits)
+	keys := make([]uint64, n*w)
+	shared := make([]uint64, w) // high bits every key shares
+	for q, b := range bits {
+		if b < 64 && r.IntN(3) == 0 {
+			shared[q] = r.Uint64() & lowMask(b) &^ lowMask(b/2)
+		}
+	}
+	for i := range n {
+		k := keys[i*w : (i+1)*w]
+		if dupEvery > 0 && i > 0 && r.IntN(dupEvery) == 0 {
+			copy(k, keys[r.IntN(i)*w:])
+			continue
+		}
+		for q, b := range bits {
+			k[q] = r.Uint64() & lowMask(b)
+			if shared[q] != 0 {
+				k[q] = shared[q] | k[q]&lowMask(b/2)
+			}
+			if cluster && r.IntN(5) == 0 {
+				k[q] &= 0xff // a skewed cluster
+			}
+		}
+	}
+	return keys
+}
+
+// wordBits cuts a key space of total bits into words, the first taking
+// the remainder: 65 → [1, 64], 190 → [62, 64, 64].
+func wordBits(total uint) []uint {
+	w := int(total+63) / 64
+	out := make([]uint, w)
+	for q := range out {
+		out[q] = 64
+	}
+	if total%64 != 0 {
+		out[0] = total % 64
+	}
+	return out
+}
+
+// Carry agrees with a stable comparison sort for key spaces of 1 to 190
+// bits, sizes on both sides of every threshold (insertion sort, one
+// bucket, bucket count growth), with duplicates, clusters and shared high
+// bits, every value width, merged or not, with and without lent staging.
+func TestCarryMatchesComparisonSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for trial := range 120 {
-		n := []int{0, 1, 2, 7, 100, 5000, 20000, 70000}[trial%8]
-		keyBits := []uint{0, 1, 8, 20, 33, 40, 52, 63, 64}[r.IntN(9)]
-		vw := []int{1, 2, 4, 8}[r.IntN(4)]
-		workers := 1 + r.IntN(3)
-		merge := r.IntN(2) == 0
-		lend := r.IntN(2) == 0
-		keys := make([]uint64, n)
-		base := uint64(0)
-		if keyBits < 64 && r.IntN(3) == 0 {
-			base = r.Uint64() >> keyBits << keyBits // keys sharing high bits
+	sizes := []int{0, 1, 2, 47, 49, 100, carrySmallN - 1, carrySmallN, 5000, 1 << 15, 70000, 1<<17 + 3}
+	spaces := []uint{1, 8, 20, 33, 40, 52, 63, 64, 65, 100, 128, 190}
+	for trial := range 3 * len(sizes) {
+		n := sizes[trial%len(sizes)]
+		total := spaces[r.IntN(len(spaces))]
+		bits := wordBits(total)
+		c := carryCase{
+			w:       len(bits),
+			keyBits: bits,
+			vw:      []int{1, 2, 4, 8}[r.IntN(4)],
+			workers: 1 + r.IntN(3),
+			merge:   r.IntN(2) == 0,
+			lend:    r.IntN(2) == 0,
 		}
-		for i := range keys {
-			var k uint64
-			switch {
-			case keyBits == 64:
-				k = r.Uint64()
-			case keyBits > 0:
-				k = r.Uint64() & (uint64(1)<<keyBits - 1)
+		dup := []int{0, 2, 4, 50}[r.IntN(4)]
+		cluster := r.IntN(3) == 0
+		c.keys = randomKeys(r, n, bits, dup, cluster)
+		if r.IntN(4) == 0 {
+			// A loose bound: the guess of which bits vary is wrong.
+			for q := range c.keyBits {
+				c.keyBits[q] = 64
 			}
-			if i > 0 && r.IntN(4) == 0 {
-				k = keys[r.IntN(i)] - base // a duplicate
-			}
-			if r.IntN(5) == 0 { // a skewed cluster
-				k &= 0xff
-			}
-			keys[i] = base + k
 		}
-		kb := keyBits
-		if base != 0 {
-			kb = 64
-		}
-		t.Run(fmt.Sprintf("n=%d/bits=%d/base=%x/vw=%d/w=%d/merge=%v/lend=%v", n, keyBits, base, vw, workers, merge, lend), func(t *testing.T) {
-			gk, gv := runCarry(t, keys, kb, vw, workers, merge, lend)
-			wk, wv := referenceCarry(keys, vw, merge)
-			require.Equal(t, len(wk), len(gk))
-			if len(wk) > 0 {
-				require.Equal(t, wk, gk)
-				require.Equal(t, wv, gv)
-			}
-		})
+		name := fmt.Sprintf("n=%d/bits=%d/vw=%d/workers=%d/merge=%v/lend=%v/dup=%d/cluster=%v", n, total, c.vw, c.workers, c.merge, c.lend, dup, cluster)
+		t.Run(name, func(t *testing.T) { checkCarry(t, c) })
 	}
 }
 
-// A bucket whose low keys and positions do not fit in one word takes the
-// comparison path.
-func TestCarryWideBuckets(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	n := 30000
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = r.Uint64()
-		if i%3 == 0 {
-			keys[i] = keys[i/2]
+// The key spaces of the issue (63, 64, 65, 100 and 190 bits), each at sizes
+// where the low key bits and the position fit in one word and where they
+// do not, with many duplicates, on 1 and 2 workers.
+func TestCarryKeySpaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, total := range []uint{63, 64, 65, 100, 190} {
+		for _, n := range []int{3000, 40000, 200000} {
+			if raceEnabled && n > 100000 {
+				continue
+			}
+			bits := wordBits(total)
+			keys := randomKeys(r, n, bits, 3, false)
+			for _, workers := range []int{1, 2} {
+				c := carryCase{keys: keys, w: len(bits), keyBits: bits, vw: 8, workers: workers, merge: true, lend: true}
+				t.Run(fmt.Sprintf("bits=%d/n=%d/workers=%d", total, n, workers), func(t *testing.T) { checkCarry(t, c) })
+			}
 		}
 	}
-	for _, workers := range []int{1, 2} {
-		gk, gv := runCarry(t, keys, 64, 8, workers, true, true)
-		wk, wv := referenceCarry(keys, 8, true)
-		require.Equal(t, wk, gk)
-		require.Equal(t, wv, gv)
+}
+
+// Staged keys at a stride wider than they need (a coordinate row of a
+// canonicalised COO tensor), and lent arrays too narrow to serve.
+func TestCarryStageStride(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, total := range []uint{20, 40, 64, 100} {
+		bits := wordBits(total)
+		keys := randomKeys(r, 50000, bits, 10, false)
+		for _, stride := range []int{4, 8, 12, 16, 24, 32} {
+			c := carryCase{keys: keys, w: len(bits), keyBits: bits, vw: 4, workers: 2, merge: true, lend: true, stride: stride}
+			t.Run(fmt.Sprintf("bits=%d/stride=%d", total, stride), func(t *testing.T) { checkCarry(t, c) })
+		}
+	}
+}
+
+// All keys equal, and all keys equal but in their last bit: one long run
+// of ties.
+func TestCarryTies(t *testing.T) {
+	for _, total := range []uint{64, 100, 190} {
+		bits := wordBits(total)
+		w := len(bits)
+		n := 40000
+		keys := make([]uint64, n*w)
+		for i := range n {
+			for q := range w {
+				keys[i*w+q] = lowMask(bits[q]) &^ 1
+			}
+			keys[i*w+w-1] |= uint64(n-i) & 1
+		}
+		for _, merge := range []bool{false, true} {
+			c := carryCase{keys: keys, w: w, keyBits: bits, vw: 8, workers: 2, merge: merge}
+			t.Run(fmt.Sprintf("bits=%d/merge=%v", total, merge), func(t *testing.T) { checkCarry(t, c) })
+		}
 	}
 }
 
 // Keys whose low bits are already in order (a row number in a CSR walked
-// row by row, under a column number) sort the same with SortedBits.
+// row by row, under a column number) sort the same with SortedBits, also
+// when the buckets take the tie path.
 func TestCarrySortedBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{40, 3000, 50000} {
-		keys := make([]uint64, 0, n)
-		row := uint64(0)
-		for len(keys) < n {
-			for range r.IntN(8) {
-				keys = append(keys, uint64(r.IntN(5000))<<16|row)
-			}
-			row++
-		}
-		keys = keys[:n]
-		for _, sb := range []uint{0, 16} {
-			for _, workers := range []int{1, 2} {
-				s := Carry{N: n, KeyBits: 29, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
-					Keys: func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) }}
-				var got []uint64
-				var mu sync.Mutex
-				s.Reduce = func(pos int, base uint64, tab []uint64, words []uint64, ib uint, vals []byte) int {
-					mu.Lock()
-					defer mu.Unlock()
-					for q, w := range words {
-						if q > 0 && base+w>>ib < got[len(got)-1] {
-							t.Errorf("bucket not sorted at %d", q)
-						}
-						got = append(got, base+w>>ib)
-					}
-					return len(words)
+		for _, rowBits := range []uint{16, 50} {
+			keys := make([]uint64, 0, n)
+			row := uint64(0)
+			for len(keys) < n {
+				for range r.IntN(8) {
+					keys = append(keys, uint64(r.IntN(5000))<<rowBits|row)
 				}
-				s.Move = func(int, int, int) {}
-				s.Run()
-				want := slices.Clone(keys)
-				slices.Sort(want)
-				slices.Sort(got) // buckets may be reduced in any order across workers
-				require.Equal(t, want, got)
+				row++
 			}
+			keys = keys[:n]
+			for _, sb := range []uint{0, rowBits} {
+				for _, workers := range []int{1, 2} {
+					s := Carry{N: n, KeyBits: []uint{rowBits + 13}, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
+						Keys: func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) }}
+					var got []uint64
+					var mu sync.Mutex
+					s.Reduce = func(pos int, b *Bucket) int {
+						mu.Lock()
+						defer mu.Unlock()
+						for q, x := range b.Words {
+							if q > 0 && b.Key(x) < b.Key(b.Words[q-1]) {
+								t.Errorf("bucket not sorted at %d", q)
+							}
+							got = append(got, b.Key(x))
+						}
+						return len(b.Words)
+					}
+					s.Move = func(int, int, int) {}
+					s.Run()
+					want := slices.Clone(keys)
+					slices.Sort(want)
+					slices.Sort(got) // buckets may be reduced in any order across workers
+					require.Equal(t, want, got)
+				}
+			}
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200 {
+		w := 1 + r.IntN(4)
+		tops := make([]uint, w)
+		high := make([]uint64, w)
+		for q := range tops {
+			tops[q] = uint(r.IntN(65))
+			high[q] = r.Uint64() &^ lowMask(tops[q])
+		}
+		l := newLayout(tops, high)
+		k := make([]uint64, w)
+		for q := range k {
+			k[q] = high[q] | r.Uint64()&lowMask(tops[q])
+		}
+		e := make([]uint64, (l.k+63)/64+1)
+		l.pack(k, e)
+		for lo := uint(0); lo < l.k; lo += 1 + uint(r.IntN(40)) {
+			n := min(uint(1+r.IntN(64)), l.k-lo)
+			require.Equal(t, extract(e, lo, n), l.bitsAt(k, lo, n), "lo=%d n=%d", lo, n)
+		}
+		back := make([]uint64, w)
+		l.unpack(e, back)
+		require.Equal(t, k, back)
+	}
+}
+
+// pack, the inverse of unpack, writes the effective key of the key words k to e, least significant
+// word first (len(e) ≥ (l.k+63)/64).
+func (l *layout) pack(k, e []uint64) {
+	clear(e)
+	for q, t := range l.tops {
+		if t == 0 {
+			continue
+		}
+		v := k[q] & lowMask(t)
+		o := l.off[q]
+		i, s := o/64, o%64
+		e[i] |= v << s
+		if s+t > 64 {
+			e[i+1] |= v >> (64 - s)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package keysort
 
 import (
 	"math/bits"
-	"runtime"
 	"unsafe"
 
 	"github.com/arrowsparse/arrowsparse/internal/par"
@@ -69,9 +68,10 @@ type Transpose struct {
 }
 
 // Transpose aims at transposeBucketEntries entries per bucket, with at
-// most transposeLowBits major bits per bucket unless there would be more
-// than 2^12 buckets, and never more than transposeMaxLowBits (2^20
-// counters of 8 bytes per worker).
+// most transposeLowBits major bits per bucket (fewer when that lets a
+// staged key fit in 4 bytes) unless there would be more than 2^12 buckets,
+// and never more than transposeMaxLowBits (2^20 counters of 8 bytes per
+// worker).
 const (
 	transposeBucketEntries = 1 << 14
 	transposeLowBits       = 16
@@ -86,6 +86,11 @@ func (t *Transpose) lowBits() uint {
 	l := uint(0)
 	for l < min(mb, transposeLowBits) && (uint64(per)<<l)/uint64(t.Majors) < transposeBucketEntries {
 		l++
+	}
+	if t.IW != 8 && t.MinorBits <= 32 && l+t.MinorBits > 32 {
+		// Fewer majors per bucket let a staged key fit in 4 bytes, in
+		// Idx itself when it is 4 bytes wide: half the staging traffic.
+		l = max(32-t.MinorBits, min(l, 4))
 	}
 	if mb > 12 {
 		l = max(l, mb-12) // at most 2^12 buckets
@@ -107,10 +112,7 @@ func (t *Transpose) Fits() bool {
 // Run sorts the entries and writes Ptr, Idx and Out.
 func (t *Transpose) Run() {
 	n := t.N
-	workers := t.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := par.Workers(t.Workers)
 	if n < carrySmallN {
 		workers = 1
 	}
@@ -126,17 +128,7 @@ func (t *Transpose) Run() {
 		t.Count(chunks[c], chunks[c+1], l, h)
 		hist[c] = h
 	})
-	starts := make([]int, nb+1) // bucket b is [starts[b], starts[b+1])
-	sum := 0
-	for b := range nb {
-		starts[b] = sum
-		for c := range workers {
-			cnt := hist[c][b]
-			hist[c][b] = sum // becomes chunk c's write position in bucket b
-			sum += cnt
-		}
-	}
-	starts[nb] = sum
+	starts := bucketStarts(hist) // bucket b is [starts[b], starts[b+1])
 
 	// Phase 2: stage the low key bits and the values in bucket order. The
 	// staged keys live in Idx when it is as wide as they need; a narrower
@@ -195,11 +187,7 @@ func (t *Transpose) Run() {
 			clear(cnt)
 			copy(vals, t.Out[lo*t.VW:hi*t.VW])
 			countKeys(cnt, keys, sk, kw, lo, hi, t.MinorBits)
-			pos := lo
-			for q, v := range cnt {
-				cnt[q] = pos
-				pos += v
-			}
+			offsets(cnt, lo)
 			putPointers(t.Ptr, t.PW, k0, cnt)
 			place(t.Idx, t.Out, keys[:(hi-lo)*kw], vals, cnt, t.MinorBits, minorMask)
 		}

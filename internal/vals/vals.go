@@ -22,7 +22,7 @@ type Ops interface {
 	// in[entry] under policy p and writes the result to out[pos+u], u
 	// counting runs. It returns the number of runs and whether a run had more
 	// than one entry. Each result is written after the run's words are read,
-	// so out may overlap the words as keysort.Sort allows.
+	// so out may overlap the words.
 	ReduceWords(in, out []byte, pos int, words []uint64, ib uint, p arrowsparse.Duplicates) (int, bool)
 	// ReducePerm is ReduceWords for an explicit order: run r is
 	// perm[starts[r]:starts[r+1]], and its result goes to out[pos+r].

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -36,12 +38,16 @@ type Header struct {
 	DenseFile  string  `json:"dense_file"`
 }
 
-// Dir returns the workload directory of name, or skips tb if it is absent.
+// Dir returns the workload directory of name, or skips tb if it is absent,
+// or if it is one of the Big workloads and BENCH_BIG is not 1.
 func Dir(tb testing.TB, name string) string {
 	tb.Helper()
 	root := os.Getenv("BENCH_DATA")
 	if root == "" {
 		tb.Skip("BENCH_DATA is not set: run bench/run.sh, which generates the shared workloads")
+	}
+	if slices.Contains(Big, name) && os.Getenv("BENCH_BIG") != "1" {
+		tb.Skipf("workload %s runs only with BENCH_BIG=1", name)
 	}
 	dir := filepath.Join(root, name)
 	if _, err := os.Stat(filepath.Join(dir, "header.json")); err != nil {
@@ -85,10 +91,11 @@ func readAligned(path string, want int64) (*memory.Buffer, error) {
 	return buf, nil
 }
 
-// LoadCOO loads a COO workload (int64 coordinates, float64 values) as a
-// column-major coo.Tensor over the file bytes, without copying them: the
-// files are mode-major, which is the column-major coordinate matrix. It
-// skips tb if the workload is absent and fails it on a read error.
+// LoadCOO loads a COO workload (int64 or int32 coordinates, float64
+// values) as a column-major coo.Tensor over the file bytes, without copying
+// them: the files are mode-major, which is the column-major coordinate
+// matrix. It skips tb if the workload is absent and fails it on a read
+// error.
 func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	tb.Helper()
 	dir := Dir(tb, name)
@@ -96,11 +103,15 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if h.Layout != "coo" || h.IndexDtype != "<i8" || h.ValueDtype != "<f8" {
-		tb.Fatalf("%s: want a coo/<i8/<f8 workload, got %s/%s/%s", dir, h.Layout, h.IndexDtype, h.ValueDtype)
+	it, iw := arrow.DataType(arrow.PrimitiveTypes.Int64), int64(8)
+	if h.IndexDtype == "<i4" {
+		it, iw = arrow.PrimitiveTypes.Int32, 4
+	}
+	if h.Layout != "coo" || (h.IndexDtype != "<i8" && h.IndexDtype != "<i4") || h.ValueDtype != "<f8" {
+		tb.Fatalf("%s: want a coo/<i8 or <i4/<f8 workload, got %s/%s/%s", dir, h.Layout, h.IndexDtype, h.ValueDtype)
 	}
 	nd := int64(len(h.Shape))
-	cb, err := readAligned(filepath.Join(dir, h.CoordsFile), 8*nd*h.Nnz)
+	cb, err := readAligned(filepath.Join(dir, h.CoordsFile), iw*nd*h.Nnz)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -108,12 +119,28 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t, err := coo.New(arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64, h.Shape, cb, coo.ColMajor, vb, h.Nnz)
+	t, err := coo.New(arrow.PrimitiveTypes.Float64, it, h.Shape, cb, coo.ColMajor, vb, h.Nnz)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return t
 }
+
+// Workload names: the shared anchor workloads (bench/README.md of the
+// anchor harness) and the scaling workloads that bench/run.sh generates
+// with bench/harness/gen. Benchmarks skip the ones that are absent.
+var (
+	// Sizes2D are the 1M × 1M power-law matrices (workload a) at 1M, 10M,
+	// 40M and 100M entries; the largest has int32 coordinates and is
+	// generated only with BENCH_BIG=1.
+	Sizes2D = []string{"a_powerlaw2d_1m", "a_powerlaw2d", "a_powerlaw2d_40m", "a_powerlaw2d_100m"}
+	// Tensors are the 10M-entry tensors: workload b (10^4 and 10^6 per
+	// mode), the dimensions of FROSTT's delicious-4d (about 2^75 elements,
+	// beyond 64-bit linear indices) and of FROSTT's nell-2.
+	Tensors = []string{"b_tensor3d", "b_tensor3d_1e6", "d_delicious4d", "e_nell2"}
+	// Big are the workloads that need BENCH_BIG=1 (time and memory).
+	Big = []string{"a_powerlaw2d_100m"}
+)
 
 // LoadDense loads a dense workload as a row-major float64 slice and its
 // shape.
@@ -133,4 +160,87 @@ func LoadDense(tb testing.TB, name string) ([]float64, []int64) {
 		tb.Fatal(err)
 	}
 	return core.MustSlice[float64](b, n), h.Shape
+}
+
+// CPU measures the CPU time of a benchmark loop, all threads of the process
+// together (workers and garbage collector), as the Python anchors' time
+// per call (time.process_time) does. On a machine shared with other work
+// it is the figure that load does not inflate, where wall time does.
+type CPU struct{ start time.Duration }
+
+// StartCPU starts measuring; call it right before the loop.
+func StartCPU() CPU { return CPU{processCPU()} }
+
+// Report adds the metric cpu-ms/op to b (nothing where CPU time is not
+// measured); call it right after the loop.
+func (c CPU) Report(b *testing.B) {
+	if d := processCPU() - c.start; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// LoadCOO32 is LoadCOO with int32 coordinates, as scipy stores the
+// workloads whose coordinates fit (the anchors' coo_matrix converts them):
+// int64 files are converted once, outside any timing.
+func LoadCOO32(tb testing.TB, name string) *coo.Tensor {
+	tb.Helper()
+	x := LoadCOO(tb, name)
+	if x.IndexType().ID() == arrow.INT32 {
+		return x
+	}
+	defer x.Release()
+	n := x.NNZ() * int64(x.NumDims())
+	src := core.MustSlice[int64](x.CoordsBuffer(), n)
+	dst := make([]int32, n)
+	for i, v := range src {
+		if v != int64(int32(v)) {
+			tb.Fatalf("%s: coordinate %d does not fit int32", name, v)
+		}
+		dst[i] = int32(v)
+	}
+	cb := memory.NewBufferBytes(core.BytesOf(dst))
+	t, err := coo.New(x.DataType(), arrow.PrimitiveTypes.Int32, x.Shape(), cb, x.Layout(), x.ValuesBuffer(), x.NNZ())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// Form is a 2-d workload in one index type: as stored, or converted to
+// int32 (as scipy stores it).
+type Form struct {
+	Workload string
+	Int32    bool // convert int64 coordinates to int32 (LoadCOO32)
+}
+
+// Forms2D returns the forms of Sizes2D that the benchmarks run: each
+// workload as stored (int64, but int32 for the 100M-entry version) and,
+// when stored as int64, in int32.
+func Forms2D() []Form {
+	var fs []Form
+	for _, w := range Sizes2D {
+		fs = append(fs, Form{Workload: w})
+		if w != "a_powerlaw2d_100m" {
+			fs = append(fs, Form{Workload: w, Int32: true})
+		}
+	}
+	return fs
+}
+
+// Name returns the benchmark name of the form run on a number of workers:
+// "<workload>/workers=N" or "<workload>/int32/workers=N".
+func (f Form) Name(workers int) string {
+	if f.Int32 {
+		return fmt.Sprintf("%s/int32/workers=%d", f.Workload, workers)
+	}
+	return fmt.Sprintf("%s/workers=%d", f.Workload, workers)
+}
+
+// Load loads the form's tensor (see LoadCOO and LoadCOO32).
+func (f Form) Load(tb testing.TB) *coo.Tensor {
+	tb.Helper()
+	if f.Int32 {
+		return LoadCOO32(tb, f.Workload)
+	}
+	return LoadCOO(tb, f.Workload)
 }

@@ -1,4 +1,7 @@
-package keysort
+// Package divide divides by a fixed divisor without hardware division. The
+// sparse formats turn linear keys back into coordinates this way (coo and
+// csf keys, gcs lane and index numbers).
+package divide
 
 import "math/bits"
 
@@ -10,13 +13,16 @@ type Divider struct {
 	m uint64 // floor((2^64-1)/d)
 }
 
-// NewDivider returns a Divider for d, which must be positive.
-func NewDivider(d uint64) Divider {
+// New returns a Divider for d, which must be positive.
+func New(d uint64) Divider {
 	if d == 0 {
-		panic("keysort: division by zero")
+		panic("divide: division by zero")
 	}
 	return Divider{d: d, m: ^uint64(0) / d}
 }
+
+// Divisor returns d.
+func (v Divider) Divisor() uint64 { return v.d }
 
 // DivMod returns x/d and x%d.
 //

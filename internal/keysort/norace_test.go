@@ -1,0 +1,5 @@
+//go:build !race
+
+package keysort
+
+const raceEnabled = false
