@@ -1,10 +1,11 @@
 // Package arrowext implements Apache Arrow's canonical tensor extension
-// types, arrow.fixed_shape_tensor and arrow.variable_shape_tensor, so that
-// tensors travel between Arrow systems as columns of record batches: in
-// Arrow IPC files and streams, in Parquet files, over Flight. Upstream Arrow
-// deprecated the IPC Tensor messages (package ipc) in 2026; these columns
-// are how pyarrow, Arrow C++ and other Arrow implementations exchange
-// tensors now.
+// types, arrow.fixed_shape_tensor and arrow.variable_shape_tensor, and the
+// sparse tensor extension types of SPARSE.md (arrowsparse.coo, .csr, .csc,
+// .csf and .gcs), so that tensors travel between Arrow systems as columns
+// of record batches: in Arrow IPC files and streams, in Parquet files, over
+// Flight. Upstream Arrow deprecated the IPC Tensor and SparseTensor
+// messages (package ipc) in 2026; these columns are how pyarrow, Arrow C++
+// and other Arrow implementations exchange tensors now.
 //
 // # Types
 //
@@ -34,6 +35,37 @@
 // variable-shape types of 0 dimensions, cannot exist in Go: the
 // constructors return an error, and the readers report one for files that
 // hold them. Rows of a variable-shape column may have zero-size dimensions.
+//
+// # Sparse tensor types
+//
+// SparseTensorType is one of five extension types, one per storage format,
+// whose rows are sparse tensors (SPARSE.md, in this directory, is the
+// specification; the Python package python/arrowsparse implements the same
+// types). The storage is a Struct of Lists named after the binsparse
+// arrays (COO: indices, a List of FixedSizeList<index>[ndim], and values;
+// CSR, CSC and GCS: pointers_to_1, indices_1, values; CSF: indices_0, then
+// pointers_to_l and indices_l per level, and values), with a first field
+// shape (FixedSizeList<int64>[ndim]) when the shape varies between rows.
+// The metadata is a JSON object modelled on the binsparse descriptor
+// (format, shape or ndim, dim_names, canonical, data_types, and axis_order
+// or dimensions, partitioning and compressed_axis). NewSparseTensorType
+// makes a type from SparseTensorParams; Deserialize reads metadata more
+// strictly than the canonical types' (no duplicate keys, no unknown keys,
+// integers as JSON integers, data_types agreeing with the storage).
+//
+// SparseTensorArray.Row returns row i as a *coo.Tensor, *gcs.Matrix (CSR,
+// CSC), *gcs.Tensor (GCS) or *csf.Tensor over the column's buffers, without
+// copying, after the checks the IPC reader makes on a SparseTensor message
+// (SPARSE.md 2.5), the type's canonical claim included; WithTrusted skips
+// those that read every index. SparseRow does the same for any sparse
+// column. SparseTensorBuilder appends tensors of any of the formats, and
+// dense tensors, converting them to the column's format, axis order or
+// reduction and index types; NewSparseTensorArray builds a column from a
+// slice of tensors and infers the type's parameters, claiming canonical
+// rows exactly when every row is (checked). List fields are Lists unless
+// their elements exceed 2^31-1. A column of sparse vectors (COO with one
+// dimension) is a CSR matrix: VectorsFromCSR and SparseTensorArray.ToCSR
+// convert both ways without copying the indices or values.
 //
 // # Permutations
 //
@@ -91,7 +123,7 @@
 //
 // # Registration
 //
-// Register registers both types with arrow-go's global registry, so that
+// Register registers the types with arrow-go's global registry, so that
 // arrow-go's own IPC readers and pqarrow produce this package's arrays; it
 // returns an error and never panics, and is idempotent. This package does
 // not register anything by itself, in an init function or otherwise. If

@@ -146,7 +146,12 @@ func (v *fbVerifier) field(t, s int) (int, error) {
 	if !ok || vsize < 4 || vt+int(vsize) > len(v.b) {
 		return 0, fbError("vtable at %d lies outside the %d bytes", vt, len(v.b))
 	}
-	if 4+2*s+2 > int(vsize) {
+	if vsize%2 != 0 {
+		// The flatbuffers library reads slot s when 4+2s < vsize: with an
+		// odd size it would read a slot this check took for absent.
+		return 0, fbError("vtable at %d has the odd size %d", vt, vsize)
+	}
+	if 4+2*s >= int(vsize) {
 		return 0, nil
 	}
 	fo, _ := v.u16(vt + 4 + 2*s)

@@ -25,6 +25,8 @@ func checkLayout(col arrow.Array) error {
 		return checkFixedLayout(a)
 	case *VariableShapeTensorArray:
 		return checkVariableLayout(a)
+	case *SparseTensorArray:
+		return checkSparseLayout(a)
 	}
 	return nil
 }

@@ -35,8 +35,10 @@ const arrowSchemaKey = "ARROW:schema"
 // which makes it an extension field for every Arrow reader. The Parquet
 // data is what Arrow C++ writes for the same column. The values are written
 // from the column's buffers, except that the rows under nulls are left out
-// (a copy of the others, only for columns with null rows). Columns of other
-// types are written as pqarrow writes them.
+// (a copy of the others, only for columns with null rows). LargeList
+// fields (of the sparse types) are written and stored as Lists, so they
+// read back as Lists: a Parquet list column here holds at most 2^31-1
+// values. Columns of other types are written as pqarrow writes them.
 //
 // Dictionary encoding is off (tensor values seldom repeat); row groups hold
 // WithRowGroupLength rows; pages are compressed as WithCompression says.
@@ -75,7 +77,12 @@ func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 	if err != nil {
 		return writeError("writing a Parquet file", err)
 	}
-	schema := flight.SerializeSchema(stored.Schema(), c.mem)
+	sf := stored.Schema().Fields()
+	for i := range sf {
+		sf[i].Type = smallLists(sf[i].Type)
+	}
+	smd := stored.Schema().Metadata()
+	schema := flight.SerializeSchema(arrow.NewSchema(sf, &smd), c.mem)
 	if err := fw.AppendKeyValueMetadata(arrowSchemaKey, base64.StdEncoding.EncodeToString(schema)); err != nil {
 		fw.Close()
 		return writeError("writing a Parquet file", err)
@@ -227,6 +234,30 @@ func parquetTables(mem memory.Allocator, tbl arrow.Table) (stored, data arrow.Ta
 	return stored, data, nil
 }
 
+// smallLists returns dt with its LargeLists as Lists: WriteParquet
+// writes LargeList fields as Lists (a Parquet column here holds at most
+// 2^31-1 values anyway), so a sparse column read back from Parquet has
+// List fields. (arrow-go compares LargeList types with their element field
+// names and metadata, which pqarrow does not keep, so a LargeList in the
+// stored schema would fail its reader for registered types.)
+func smallLists(dt arrow.DataType) arrow.DataType {
+	switch t := dt.(type) {
+	case *arrow.LargeListType:
+		return arrow.ListOfField(withType(t.ElemField(), smallLists(t.Elem())))
+	case *arrow.ListType:
+		return arrow.ListOfField(withType(t.ElemField(), smallLists(t.Elem())))
+	case *arrow.FixedSizeListType:
+		return arrow.FixedSizeListOfField(t.Len(), withType(t.ElemField(), smallLists(t.Elem())))
+	case *arrow.StructType:
+		fields := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			fields[i] = withType(f, smallLists(f.Type))
+		}
+		return arrow.StructOf(fields...)
+	}
+	return dt
+}
+
 // writableType is the type of writable's result for an array of type dt:
 // FixedSizeLists become Lists of the same element field, throughout.
 func writableType(dt arrow.DataType) arrow.DataType {
@@ -234,6 +265,8 @@ func writableType(dt arrow.DataType) arrow.DataType {
 	case *arrow.FixedSizeListType:
 		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
 	case *arrow.ListType:
+		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
+	case *arrow.LargeListType:
 		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
 	case *arrow.StructType:
 		fields := make([]arrow.Field, t.NumFields())
@@ -276,6 +309,16 @@ func writable(mem memory.Allocator, arr arrow.Array, valid []bool) (arrow.Array,
 				return -1, -1
 			}
 			return int64(offs[j]), int64(offs[j+1])
+		})
+	case *array.LargeList:
+		t := a.DataType().(*arrow.LargeListType)
+		offs := a.Offsets()
+		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
+			j := a.Offset() + i
+			if j+1 >= len(offs) {
+				return -1, -1
+			}
+			return offs[j], offs[j+1]
 		})
 	case *array.Struct:
 		n := a.Len()

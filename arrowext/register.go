@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/arrowsparse/arrowsparse"
 )
 
 // ErrNameTaken reports an extension name that arrow-go's registry already
@@ -16,22 +18,37 @@ var ErrNameTaken = errors.New("extension name registered by another implementati
 func registrable() []arrow.ExtensionType {
 	fixed, _ := NewFixedShapeTensorType(arrow.PrimitiveTypes.Float32, []int64{1}, nil, nil)
 	variable, _ := NewVariableShapeTensorType(arrow.PrimitiveTypes.Float32, 1, nil, nil, nil)
-	return []arrow.ExtensionType{fixed, variable}
+	out := []arrow.ExtensionType{fixed, variable}
+	for _, f := range sparseFormats {
+		out = append(out, sparsePrototype(f))
+	}
+	return out
+}
+
+// sparsePrototype returns a type of format f for the registry, which
+// calls Deserialize on it.
+func sparsePrototype(f arrowsparse.Format) *SparseTensorType {
+	t, err := NewSparseTensorType(SparseTensorParams{Format: f, ValueType: arrow.PrimitiveTypes.Float64, Shape: []int64{1, 1}[:minDims(f)]})
+	if err != nil {
+		panic(err) // the parameters are valid
+	}
+	return t
 }
 
 // ours reports whether a registered type is this package's.
 func ours(t arrow.ExtensionType) bool {
 	switch t.(type) {
-	case *FixedShapeTensorType, *VariableShapeTensorType:
+	case *FixedShapeTensorType, *VariableShapeTensorType, *SparseTensorType:
 		return true
 	}
 	return false
 }
 
-// Register registers this package's extension types (arrow.fixed_shape_tensor
-// and arrow.variable_shape_tensor) with arrow-go's global registry, so that
-// arrow-go's IPC readers, Flight and pqarrow produce FixedShapeTensorArray
-// and VariableShapeTensorArray columns by themselves. This package does not
+// Register registers this package's extension types (arrow.fixed_shape_tensor,
+// arrow.variable_shape_tensor and the five sparse types arrowsparse.coo,
+// .csr, .csc, .csf and .gcs) with arrow-go's global registry, so that
+// arrow-go's IPC readers, Flight and pqarrow produce FixedShapeTensorArray,
+// VariableShapeTensorArray and SparseTensorArray columns by themselves. This package does not
 // register anything on its own: its readers (ReadIPCFile, ReadIPCStream,
 // ReadParquet) and Rewrap give the same columns without registration.
 //

@@ -27,6 +27,15 @@ var deserializers = map[string]func(storage arrow.DataType, metadata string) (ar
 	VariableShapeTensorName: func(s arrow.DataType, m string) (arrow.ExtensionType, error) {
 		return parseVariableShape(s, m)
 	},
+	SparseCOOName: sparseDeserializer(arrowsparse.FormatCOO),
+	SparseCSRName: sparseDeserializer(arrowsparse.FormatCSR),
+	SparseCSCName: sparseDeserializer(arrowsparse.FormatCSC),
+	SparseCSFName: sparseDeserializer(arrowsparse.FormatCSF),
+	SparseGCSName: sparseDeserializer(arrowsparse.FormatGCS),
+}
+
+func sparseDeserializer(f arrowsparse.Format) func(arrow.DataType, string) (arrow.ExtensionType, error) {
+	return func(s arrow.DataType, m string) (arrow.ExtensionType, error) { return parseSparseType(f, s, m) }
 }
 
 // Implements reports whether this package implements the extension type
@@ -280,5 +289,40 @@ func Row(col arrow.Array, i int) (*views.View, error) {
 		defer w.Release()
 		return Row(w, i)
 	}
+	if ext, ok := col.DataType().(arrow.ExtensionType); ok && IsSparse(ext.ExtensionName()) {
+		return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "arrowext: a column of %s holds sparse tensors; read its rows with SparseRow", ext.ExtensionName())
+	}
 	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "arrowext: a column of %s is not a tensor column", col.DataType())
+}
+
+// SparseRow returns row i of a sparse tensor column (of this package's
+// sparse types, or of another implementation of their names, see Rewrap)
+// as a sparse tensor of the type's format sharing the column's buffers,
+// or a nil tensor and a nil error for a null row; see
+// SparseTensorArray.Row. A column of another type is an error wrapping
+// arrow.ErrType. The returned tensor must be released by the caller.
+func SparseRow(col arrow.Array, i int, opts ...RowOption) (arrowsparse.Tensor, error) {
+	if a, ok := col.(*SparseTensorArray); ok {
+		return a.Row(i, opts...)
+	}
+	if ext, ok := col.DataType().(arrow.ExtensionType); ok && !ours(ext) && IsSparse(ext.ExtensionName()) {
+		w, err := Wrap(ext.ExtensionName(), ext.Serialize(), col.(array.ExtensionArray).Storage())
+		if err != nil {
+			return nil, err
+		}
+		defer w.Release()
+		return SparseRow(w, i, opts...)
+	}
+	return nil, core.Errorf(arrowsparse.ErrUnsupportedType, "arrowext: a column of %s is not a sparse tensor column", col.DataType())
+}
+
+// IsSparse reports whether name is the extension name of one of the
+// sparse tensor types (arrowsparse.coo, .csr, .csc, .csf, .gcs).
+func IsSparse(name string) bool {
+	for _, f := range sparseFormats {
+		if sparseName(f) == name {
+			return true
+		}
+	}
+	return false
 }

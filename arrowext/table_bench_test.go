@@ -10,6 +10,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse/arrowext"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
 
@@ -135,6 +136,43 @@ func BenchmarkCOOTable10M(b *testing.B) {
 		x, err := coo.FromTable(mem, t, coo.RecordOptions{})
 		if err == nil {
 			x.Release()
+		}
+		return err
+	})
+}
+
+// BenchmarkVectorsTable10M: workload a as one sparse vector per matrix row
+// (1M rows of an arrowsparse.coo column of shape [1M], int64 indices,
+// float64 values, 10M entries), made from the canonical CSR matrix by
+// VectorsFromCSR; to-tensor is ToCSR of the column read from the IPC file
+// (no copy of the indices or values).
+func BenchmarkVectorsTable10M(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	x := benchdata.LoadCOO(b, "a_powerlaw2d")
+	m, err := gcs.MatrixFromCOO(mem, x, gcs.Rows, gcs.ConvertOptions{IndptrType: arrow.PrimitiveTypes.Int64})
+	x.Release()
+	if err != nil {
+		b.Fatal(err)
+	}
+	col, err := arrowext.VectorsFromCSR(mem, m)
+	m.Release()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "vector", Type: col.DataType(), Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+	col.Release()
+	tbl := array.NewTableFromRecords(schema, []arrow.RecordBatch{rec})
+	rec.Release()
+	defer tbl.Release()
+	benchTable(b, tbl, m.NNZ()*16, func(t arrow.Table) error {
+		c, ok := t.Column(0).Data().Chunk(0).(*arrowext.SparseTensorArray)
+		if !ok {
+			b.Fatalf("column read back as %s", t.Column(0).DataType())
+		}
+		r, err := c.ToCSR(mem)
+		if err == nil {
+			r.Release()
 		}
 		return err
 	})

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """pyarrow's times for the table benchmarks of arrowext/table_bench_test.go,
-on the same data, to be run in the same session (bench/tables.sh does both).
+on the same data, to be run in the same session (bench/tables.sh runs both, interleaved).
 
     table_anchors.py BENCH_DATA ROUNDS OUT.jsonl
 

@@ -29,7 +29,14 @@
 #                      reads them as its extension types with the same values.
 #                      pyarrow 25.0.1's documented misbehaviours are pinned.
 #                      `sptensor pack` packs the pyarrow messages of check 4;
-#                      pyarrow reads the table and `unpack` gives them back
+#                      pyarrow reads the table and `unpack` gives them back.
+#                      Sparse columns (arrowsparse.coo/.csr/.csc/.csf/.gcs):
+#                      sparsecases writes every format x index type x value
+#                      type x shape mode (IPC files; a subset also as IPC
+#                      streams and Parquet) and pyarrow with the Python
+#                      package (python/tests/interop_ext.py check) reads
+#                      them; interop_ext.py write writes its cases and
+#                      sparsecases check reads them with package arrowext
 #   7. compute         gocompute reduces random tensors of ranks 0-4 (every
 #                      value type and format, every set of axes) and
 #                      multiplies random matrices (every pair of compressed
@@ -53,7 +60,7 @@ go build -o build/sptensor ./cmd/sptensor
 go build -o build/gocases ./interop/gocases
 go build -o build/textfmtcheck ./interop/textfmtcheck
 go build -o build/tablecases ./interop/tablecases
-
+go build -o build/sparsecases ./interop/sparsecases
 go build -o build/gocompute ./interop/gocompute
 go build -o build/cootable ./interop/cootable
 
@@ -152,6 +159,38 @@ example() { # examples/fixedshape writes a column; its read.py reads it with pya
   fi
 }
 counted "   examples/fixedshape, read by its read.py with pyarrow" example
+termweights() { # examples/termweights writes a Parquet file; its read.py scores it with pyarrow and scipy
+  mkdir -p "$WORK/termweights"
+  if go run ./examples/termweights "$WORK/termweights" >"$WORK/termweights.log" 2>&1 &&
+     PYTHONPATH="$ROOT/python" "$PY" examples/termweights/read.py "$WORK/termweights" >>"$WORK/termweights.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/termweights: $(tail -n 3 "$WORK/termweights.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/termweights, read by its read.py with pyarrow" termweights
+quickstart() { # the README's main command; the two Python lines it prints must open its files
+  local out=$WORK/quickstart
+  if go run ./examples/quickstart "$out" >"$out.log" 2>&1 &&
+     "$PY" -c "import sys; sys.path.insert(0, '$ROOT/python'); import arrowsparse, pyarrow as pa, numpy as np
+t = pa.ipc.open_file('$out/ratings.arrow').read_all()
+m = t.column('ratings').chunk(0).to_csr_matrix()
+assert m.shape == (5, 6) and m.nnz == 11 and m.sum() == 38, (m.shape, m.nnz, m.sum())
+assert t.column('user').to_pylist() == ['ada', 'bob', 'cyd', 'dee', 'eve']
+import duckdb
+rows = duckdb.sql(\"SELECT user, unnest(ratings.indices)[1] AS film, unnest(ratings.values) AS stars FROM '$out/ratings.parquet'\").fetchall()
+assert len(rows) == 11 and sum(r[2] for r in rows) == 38 and ('cyd', 4, 5.0) in rows, rows" >>"$out.log" 2>&1; then
+    echo "1 checked, 0 failed"
+  else
+    echo "FAIL examples/quickstart: $(tail -n 3 "$out.log")"; echo "1 checked, 1 failed"
+  fi
+}
+counted "   examples/quickstart's files, read by pyarrow and DuckDB" quickstart
+EXT=(env PYTHONPATH="$ROOT/python" "$PY" python/tests/interop_ext.py)
+"$ROOT/build/sparsecases" write "$SEED" "$WORK/gosparse"
+counted "   Go -> pyarrow: interop_ext.py check of Go's sparse columns" "${EXT[@]}" check "$WORK/gosparse"
+"${EXT[@]}" write "$WORK/pysparse" | tail -n 1
+counted "   pyarrow -> Go: sparsecases check of Python's sparse columns" "$ROOT/build/sparsecases" check "$WORK/pysparse"
 
 echo "== 7. compute against NumPy and scipy"
 ANCHORS=${ANCHORS:-$ROOT/../shared/bench}

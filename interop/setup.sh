@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares the live interop environment, idempotently:
-#   .venv/            Python venv with the pinned pyarrow, numpy and scipy
+#   .venv/            Python venv with the pinned pyarrow, numpy, scipy, DuckDB
+#                     and flatbuffers (the Python package's dependency)
 #   build/arrowpeer   the C++ peer (testdata/interop/peer/arrowpeer.cc) built
 #                     against the headers and libarrow shipped in the wheel
 # Prints nothing but progress; exits non-zero if anything is missing.

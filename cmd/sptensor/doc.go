@@ -195,16 +195,21 @@
 //
 // # pack
 //
-// pack reads each IN, a dense Tensor message, and writes OUT: a table of one
+// pack reads each IN, a Tensor or SparseTensor message, and writes OUT: a
+// table of one
 // column (named "tensor", or --column) with one row per IN, in the order
 // given, as an Arrow IPC file (the default), an Arrow IPC stream or a
 // Parquet file (--container). Tensors of one shape and value type make an
 // arrow.fixed_shape_tensor column, others an arrow.variable_shape_tensor
 // column, which needs one value type and one number of dimensions. The
 // rows are row-major, without a permutation; the dim names are the
-// tensors' when they all have the same names, and none otherwise. OUT is
-// written through a temporary file renamed into place; "-" writes to
-// standard output.
+// tensors' when they all have the same names, and none otherwise. Sparse
+// tensors, all of one format, make a column of that format's sparse type
+// (arrowsparse.coo, .csr, .csc, .csf or .gcs, SPARSE.md): the dimensions on
+// which the tensors agree are fixed, the others vary; the index types are
+// the narrowest that hold the tensors'; the column claims canonical rows
+// when every tensor is canonical. OUT is written through a temporary file
+// renamed into place; "-" writes to standard output.
 //
 // # unpack
 //
@@ -213,14 +218,22 @@
 // message, ROW counting rows from 0 (a null row leaves its number unused).
 // OUTDIR is created if need be. The message holds the logical tensor, with
 // the column's logical dim names: unpacking what pack wrote gives back the
-// tensors, in row-major or column-major layout.
+// tensors, in row-major or column-major layout. A row of a sparse column is
+// written as a SparseTensor message of the column's format, its arrays as
+// the row holds them (CSF and GCS rows keep their axis order or mapping).
+//
+// dump prints the rows of a table's tensor columns: dense rows with their
+// values, sparse rows with their entries (as dump prints a message); with
+// --json each sparse row is the interop document of a sparse message.
 //
 // inspect prints, for a table file, the container, the number of rows and
 // each column's name, type (the extension name and metadata for extension
 // columns) and null count; with --json, the object
 // {"container", "num_rows", "columns": [{"name", "type", …}]}, where tensor
 // columns add "metadata", "value_type", the logical "shape" (fixed shape) or
-// "ndim" (variable shape) and "dim_names".
+// "ndim" (variable shape) and "dim_names"; sparse tensor columns add
+// "metadata", "format", "value_type", "index_type", "ndim", "shape" (null
+// for dimensions that vary), "dim_names" and "canonical" (the type's claim).
 //
 // # Exit status
 //

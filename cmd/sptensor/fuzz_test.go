@@ -41,6 +41,12 @@ func FuzzCLI(f *testing.F) {
 	if len(seeds) < 200 {
 		f.Fatalf("found %d seed files", len(seeds))
 	}
+	// tables of sparse tensor columns (SPARSE.md's examples)
+	tables, err := filepath.Glob(filepath.Join(interopDir, "..", "arrowext", "*.arrow"))
+	if err != nil || len(tables) == 0 {
+		f.Fatalf("found no sparse table seeds (%v)", err)
+	}
+	seeds = append(seeds, tables...)
 	var all [][]byte
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/arrowext"
@@ -39,7 +40,7 @@ func cmdPack(args []string, s *streams) error {
 		column = name
 	}
 	mem := alloc
-	tensors := make([]arrowsparse.Dense, len(ins))
+	tensors := make([]arrowsparse.Tensor, len(ins))
 	defer func() {
 		for _, t := range tensors {
 			if t != nil {
@@ -52,16 +53,16 @@ func cmdPack(args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
-		d, ok := m.Tensor.(arrowsparse.Dense)
-		if format := m.Tensor.Format(); !ok || format != arrowsparse.FormatDense {
+		t := m.Tensor
+		if i > 0 && t.Format() != tensors[0].Format() {
 			m.Release()
-			return fmt.Errorf("%s: a %s tensor; pack takes dense Tensor messages", in, format)
+			return fmt.Errorf("%s: a %s tensor after %s ones; pack puts tensors of one format in its column", in, t.Format(), tensors[0].Format())
 		}
-		d.Retain()
+		t.Retain()
 		m.Release()
-		tensors[i] = d
+		tensors[i] = t
 	}
-	col, err := arrowext.NewTensorArray(mem, tensors)
+	col, err := packColumn(mem, tensors)
 	if err != nil {
 		return err
 	}
@@ -82,6 +83,24 @@ func cmdPack(args []string, s *streams) error {
 		return write(s.stdout)
 	}
 	return writeFile(out, write)
+}
+
+// packColumn makes the column of pack: arrow.fixed_shape_tensor or
+// arrow.variable_shape_tensor for dense tensors, the sparse type of their
+// format (its parameters inferred from the tensors) for sparse ones.
+func packColumn(mem memory.Allocator, tensors []arrowsparse.Tensor) (arrow.Array, error) {
+	if f := tensors[0].Format(); f != arrowsparse.FormatDense {
+		return arrowext.NewSparseTensorArray(mem, arrowext.SparseTensorParams{Format: f}, tensors)
+	}
+	dense := make([]arrowsparse.Dense, len(tensors))
+	for i, t := range tensors {
+		d, ok := t.(arrowsparse.Dense)
+		if !ok {
+			return nil, fmt.Errorf("input %d: a %T is not a dense tensor", i, t)
+		}
+		dense[i] = d
+	}
+	return arrowext.NewTensorArray(mem, dense)
 }
 
 // containerByName is the inverse of containerName.
@@ -191,8 +210,24 @@ func cmdUnpack(args []string, s *streams) error {
 		return fmt.Errorf("cannot create %s: %w", dir, unwrapPath(err))
 	}
 	row := 0
+	sparse := arrowext.IsSparse(tbl.Schema().Field(col).Type.(arrow.ExtensionType).ExtensionName())
 	for _, ch := range tbl.Column(col).Data().Chunks() {
 		for r := range ch.Len() {
+			if sparse {
+				x, err := arrowext.SparseRow(ch, r)
+				if err != nil {
+					return fmt.Errorf("row %d: %w", row, err)
+				}
+				if x != nil {
+					err = ipc.WriteFile(filepath.Join(dir, strconv.Itoa(row)+".arrow"), x, ipc.WithAllocator(alloc))
+					x.Release()
+					if err != nil {
+						return err
+					}
+				}
+				row++
+				continue
+			}
 			v, err := arrowext.Row(ch, r)
 			if err != nil {
 				return fmt.Errorf("row %d: %w", row, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -80,8 +81,23 @@ func tableJSON(tbl arrow.Table) ([]byte, error) {
 	}()
 	for _, i := range tensorColumns(tbl) {
 		f := tbl.Schema().Field(i)
-		cols = append(cols, describe.TableColumn{Name: f.Name, Type: f.Type.(arrow.ExtensionType).ExtensionName()})
+		name := f.Type.(arrow.ExtensionType).ExtensionName()
+		cols = append(cols, describe.TableColumn{Name: f.Name, Type: name})
 		c := &cols[len(cols)-1]
+		if arrowext.IsSparse(name) {
+			claim := sparseClaim(f.Type)
+			c.Sparse = []*describe.Content{}
+			for _, ch := range tbl.Column(i).Data().Chunks() {
+				for r := range ch.Len() {
+					d, err := sparseRowContent(ch, r, claim)
+					if err != nil {
+						return nil, fmt.Errorf("column %q row %d: %w", f.Name, len(c.Sparse), err)
+					}
+					c.Sparse = append(c.Sparse, d)
+				}
+			}
+			continue
+		}
 		for _, ch := range tbl.Column(i).Data().Chunks() {
 			for r := range ch.Len() {
 				v, err := arrowext.Row(ch, r)
@@ -103,6 +119,24 @@ func tableText(tbl arrow.Table) (string, error) {
 		f := tbl.Schema().Field(i)
 		fmt.Fprintf(&b, "column %s: %s, %d rows\n", describe.QuoteString(f.Name), f.Type, tbl.NumRows())
 		row := 0
+		if arrowext.IsSparse(f.Type.(arrow.ExtensionType).ExtensionName()) {
+			claim := sparseClaim(f.Type)
+			for _, ch := range tbl.Column(i).Data().Chunks() {
+				for r := range ch.Len() {
+					d, err := sparseRowContent(ch, r, claim)
+					if err != nil {
+						return "", fmt.Errorf("column %q row %d: %w", f.Name, row, err)
+					}
+					if d == nil {
+						fmt.Fprintf(&b, "row %d: null\n", row)
+					} else {
+						fmt.Fprintf(&b, "row %d: %s", row, d.Text())
+					}
+					row++
+				}
+			}
+			continue
+		}
 		for _, ch := range tbl.Column(i).Data().Chunks() {
 			for r := range ch.Len() {
 				v, err := arrowext.Row(ch, r)
@@ -151,6 +185,18 @@ func tableSummary(tbl arrow.Table, c sniff.Kind, asJSON bool) string {
 			case *arrowext.VariableShapeTensorType:
 				fmt.Fprintf(&b, ", \"metadata\": %s, \"value_type\": %s, \"ndim\": %d, \"dim_names\": ", describe.QuoteString(params), describe.QuoteString(describe.TypeName(t.ValueType())), t.NumDims())
 				b.WriteString(describe.NamesJSON(t.LogicalDimNames()))
+			case *arrowext.SparseTensorType:
+				fmt.Fprintf(&b, ", \"metadata\": %s, \"format\": %s, \"value_type\": %s, \"index_type\": %s, \"ndim\": %d, \"shape\": ",
+					describe.QuoteString(params), describe.QuoteString(t.Format().String()), describe.QuoteString(describe.TypeName(t.ValueType())),
+					describe.QuoteString(describe.TypeName(t.IndexType())), t.NumDims())
+				if fixed := t.FixedShape(); fixed != nil {
+					b.WriteString(describe.IntsJSON(fixed))
+				} else {
+					b.WriteString(shapeJSON(t.Shape()))
+				}
+				b.WriteString(", \"dim_names\": ")
+				b.WriteString(describe.NamesJSON(t.DimNames()))
+				fmt.Fprintf(&b, ", \"canonical\": %v", t.CanonicalClaim())
 			}
 			fmt.Fprintf(&b, ", \"null_count\": %d}", nulls)
 			continue
@@ -165,6 +211,39 @@ func tableSummary(tbl arrow.Table, c sniff.Kind, asJSON bool) string {
 		b.WriteString("\n  ]\n}\n")
 	}
 	return b.String()
+}
+
+// sparseClaim returns the canonical claim of a sparse column's type (also
+// of another implementation's, from its metadata).
+func sparseClaim(dt arrow.DataType) bool {
+	if t, ok := dt.(*arrowext.SparseTensorType); ok {
+		return t.CanonicalClaim()
+	}
+	return false
+}
+
+// sparseRowContent describes row r of a sparse column chunk, or returns
+// nil for a null row.
+func sparseRowContent(ch arrow.Array, r int, claim bool) (*describe.Content, error) {
+	x, err := arrowext.SparseRow(ch, r)
+	if err != nil || x == nil {
+		return nil, err
+	}
+	defer x.Release()
+	return describe.Sparse(x, claim)
+}
+
+// shapeJSON writes a shape with null for the dimensions that vary.
+func shapeJSON(shape []int64) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		if d == arrowext.VariableDim {
+			parts[i] = "null"
+		} else {
+			parts[i] = strconv.FormatInt(d, 10)
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // openTable reads the table of an input that holds one, reporting its

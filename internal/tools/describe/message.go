@@ -65,6 +65,28 @@ func Describe(m *ipc.Message, maxDense int64) (*Content, error) {
 		}
 		return c, nil
 	}
+	out, err := Sparse(t, m.CanonicalClaim)
+	if err != nil {
+		return nil, err
+	}
+	if out.Format == "COO" && m.IndicesStrides != nil {
+		out.IndicesStrides = m.IndicesStrides
+	}
+	return out, nil
+}
+
+// Sparse describes a sparse tensor of this module (*coo.Tensor,
+// *gcs.Matrix, *gcs.Tensor, *csf.Tensor): its entries summed and sorted.
+// claim is what a COO description gives as is_canonical (a message's
+// isCanonical flag, or a column's canonical claim); a COO description
+// has the row-major indices strides Arrow C++ assumes.
+func Sparse(t arrowsparse.Tensor, claim bool) (*Content, error) {
+	c := &Content{
+		ValueType: t.DataType(),
+		Shape:     t.Shape(),
+		DimNames:  t.DimNames(),
+		NNZ:       t.NNZ(),
+	}
 	s, ok := t.(arrowsparse.Sparse)
 	if !ok {
 		return nil, fmt.Errorf("describe: cannot describe a %T (%s)", t, t.Format())
@@ -73,13 +95,9 @@ func Describe(m *ipc.Message, maxDense int64) (*Content, error) {
 	case *coo.Tensor:
 		c.Format = "COO"
 		c.IndexType = x.IndexType()
-		c.IsCanonical = m.CanonicalClaim
-		c.IndicesStrides = m.IndicesStrides
-		if c.IndicesStrides == nil {
-			// What Arrow C++ assumes when the field is absent.
-			w := int64(arrowsparse.ByteWidth(c.IndexType))
-			c.IndicesStrides = []int64{int64(x.NumDims()) * w, w}
-		}
+		c.IsCanonical = claim
+		w := int64(arrowsparse.ByteWidth(c.IndexType))
+		c.IndicesStrides = []int64{int64(x.NumDims()) * w, w}
 	case *gcs.Matrix:
 		c.Format = x.Format().String()
 		c.IndexType, c.IndptrType = x.IndexType(), x.IndptrType()

@@ -1,6 +1,8 @@
 package describe
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/arrowsparse/arrowsparse/views"
@@ -8,10 +10,12 @@ import (
 
 // TableColumn is one tensor column of a table, for TableJSON: its name,
 // its extension type's name, and its rows as views of the logical tensors
-// (nil for a null row).
+// (nil for a null row), or, for a sparse column, as descriptions (Sparse,
+// nil for a null row).
 type TableColumn struct {
 	Name, Type string
 	Rows       []*views.View
+	Sparse     []*Content
 }
 
 // TableJSON returns the document that `sptensor dump --json` prints for a
@@ -22,7 +26,8 @@ type TableColumn struct {
 // where each ROW is a dense tensor in the interop schema: kind, format
 // ("TENSOR"), value_type, shape, dim_names (null when none or all empty)
 // and dense_values in row-major order of the view, written as
-// Content.JSON writes values. One row per line.
+// Content.JSON writes values; a sparse row is its Content's document. One
+// row per line.
 func TableJSON(cols []TableColumn) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("{\"columns\": [")
@@ -44,7 +49,22 @@ func TableJSON(cols []TableColumn) ([]byte, error) {
 				return nil, err
 			}
 		}
-		if len(c.Rows) > 0 {
+		for r, x := range c.Sparse {
+			if r > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n    ")
+			if x == nil {
+				b.WriteString("null")
+				continue
+			}
+			var one bytes.Buffer
+			if err := json.Compact(&one, x.JSON()); err != nil {
+				return nil, err
+			}
+			b.Write(one.Bytes())
+		}
+		if len(c.Rows)+len(c.Sparse) > 0 {
 			b.WriteString("\n  ")
 		}
 		b.WriteString("]}")
