@@ -1,9 +1,9 @@
 package arrowext
 
 import (
-	"slices"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"

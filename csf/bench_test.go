@@ -20,9 +20,11 @@ import (
 // It reports the CSF and COO index sizes.
 //
 // The other 10M-entry tensors of internal/testing/benchdata.Tensors (10^6 per mode,
-// delicious-4d beyond 64-bit linear indices, nell-2) run the same way.
+// delicious-4d beyond 64-bit linear indices, nell-2) run the same way, and
+// so does workload a at 1M to 100M entries (benchdata.Sizes2D), a CSF
+// matrix being a CSR with explicit row numbers.
 func BenchmarkFromCOO(b *testing.B) {
-	for _, w := range benchdata.Tensors {
+	for _, w := range append(benchdata.Tensors[:len(benchdata.Tensors):len(benchdata.Tensors)], benchdata.Sizes2D...) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
 				x := benchdata.LoadCOO(b, w)
