@@ -291,7 +291,10 @@ func (p *plan) filled(mem memory.Allocator) (arrowsparse.Tensor, error) {
 		return nil, err
 	}
 	if fill != 0 {
-		b := make([]byte, 8)
+		// One word, so that the bytes are 8-aligned wherever the compiler
+		// puts them (a [8]byte on the stack need not be).
+		var word [1]uint64
+		b := core.BytesOf(word[:])
 		putFloat(b, p.ot, fill, p.r)
 		w := arrowsparse.ByteWidth(p.ot)
 		out, _ := storedValues(v)
