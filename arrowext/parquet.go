@@ -496,7 +496,7 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 		return nil, readError("reading a Parquet file", err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, c.mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16, Parallel: true}, c.mem)
 	if err != nil {
 		return nil, readError("reading a Parquet file", err)
 	}
