@@ -3,6 +3,7 @@ package arrowsparse
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // NumElements returns the product of the dimensions: the number of elements
@@ -34,19 +35,28 @@ func NumElements(shape []int64) (int64, error) {
 
 // RowMajorStrides returns the row-major (C order) strides of shape, counted
 // in elements: the last dimension has stride 1. For a shape with a zero-size
-// dimension the strides are still the products of the following dimensions.
-// It returns an error wrapping ErrOverflow if a stride overflows int64.
+// dimension the strides are still the products of the following dimensions
+// (as NumPy's), except that, since such a tensor addresses no element, a
+// product that would overflow int64 stops growing there. Otherwise it returns
+// an error wrapping ErrOverflow if a stride overflows int64.
 func RowMajorStrides(shape []int64) ([]int64, error) {
 	if err := checkShape(shape); err != nil {
 		return nil, err
 	}
+	empty := slices.Contains(shape, 0)
 	st := make([]int64, len(shape))
 	s := int64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
 		st[i] = s
 		if shape[i] > 0 {
-			var ok bool
-			if s, ok = mulInt64(s, shape[i]); !ok && i > 0 {
+			p, ok := mulInt64(s, shape[i])
+			switch {
+			case ok:
+				s = p
+			case empty:
+				// No element is ever addressed: the strides of the outer
+				// dimensions stay at the last one that fits.
+			case i > 0:
 				return nil, errorf(ErrOverflow, "row-major strides of shape %v overflow int64", shape)
 			}
 		}
