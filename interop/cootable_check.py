@@ -72,7 +72,8 @@ def check(d):
         # pyarrow: both files, their schema metadata and batch structure.
         checked += 1
         try:
-            t = pq.read_table(pqf)
+            # use_threads=False: see python/examples/read_go_tensors.py.
+            t = pq.read_table(pqf, use_threads=False)
             with pa.memory_map(os.path.join(d, c["ipc"])) as src:
                 r = ipc.open_file(src)
                 nb = r.num_record_batches

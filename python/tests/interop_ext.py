@@ -280,7 +280,10 @@ def read(path: Path, container: str) -> pa.Table:
     if container == "ipc-stream":
         return pa.ipc.open_stream(pa.memory_map(str(path))).read_all()
     if container == "parquet":
-        return pq.read_table(path)
+        # use_threads=False: pyarrow 25.0.1 can abort at exit after threaded
+        # Parquet reads in a process that memory-maps IPC files
+        # (python/examples/read_go_tensors.py says more).
+        return pq.read_table(path, use_threads=False)
     raise ValueError(f"unknown container {container!r}")
 
 
