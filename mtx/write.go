@@ -7,10 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/gzip"
 
@@ -248,58 +246,20 @@ func writeArray(w *bufio.Writer, d arrowsparse.Dense, cfg *writeConfig) error {
 	})
 }
 
-// value is a value read for comparison: integers exactly, floats as
-// float64.
-type value struct {
-	f     float64
-	i     int64
-	u     uint64
-	float bool
-}
-
-func valueAt(b []byte, dt arrow.DataType, i int64) value {
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		return value{f: *(*float64)(unsafe.Add(p, i*8)), float: true}
-	case arrow.FLOAT32:
-		return value{f: float64(*(*float32)(unsafe.Add(p, i*4))), float: true}
-	case arrow.FLOAT16:
-		return value{f: float64(arrowsparse.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
-	case arrow.INT8:
-		return value{i: int64(*(*int8)(unsafe.Add(p, i)))}
-	case arrow.INT16:
-		return value{i: int64(*(*int16)(unsafe.Add(p, i*2)))}
-	case arrow.INT32:
-		return value{i: int64(*(*int32)(unsafe.Add(p, i*4)))}
-	case arrow.INT64:
-		return value{i: *(*int64)(unsafe.Add(p, i*8))}
-	case arrow.UINT8:
-		return value{u: uint64(*(*uint8)(unsafe.Add(p, i)))}
-	case arrow.UINT16:
-		return value{u: uint64(*(*uint16)(unsafe.Add(p, i*2)))}
-	case arrow.UINT32:
-		return value{u: uint64(*(*uint32)(unsafe.Add(p, i*4)))}
-	}
-	return value{u: *(*uint64)(unsafe.Add(p, i*8))}
-}
-
-func (v value) isZero() bool { return v.f == 0 && v.i == 0 && v.u == 0 }
-
 // mirrors reports whether a and b are each other's mirror images: equal
 // (NaN matches NaN), or negatives of each other when skew.
-func mirrors(a, b value, skew bool) bool {
-	if a.float {
-		if a.f != a.f || b.f != b.f {
-			return a.f != a.f && b.f != b.f
+func mirrors(a, b textparse.Value, skew bool) bool {
+	if a.Float {
+		if a.F != a.F || b.F != b.F {
+			return a.F != a.F && b.F != b.F
 		}
 		if skew {
-			return a.f == -b.f
+			return a.F == -b.F
 		}
-		return a.f == b.f
+		return a.F == b.F
 	}
 	if skew {
-		return a.i == -b.i && a.u == 0 && b.u == 0
+		return a.I == -b.I && a.U == 0 && b.U == 0
 	}
 	return a == b
 }
@@ -360,8 +320,8 @@ func checkSymmetry(t *coo.Tensor, cfg *writeConfig) (*coo.Tensor, error) {
 		}
 		switch {
 		case ra == rb && ca == cb:
-			x, y := valueAt(av, dt, i), valueAt(bv, dt, j)
-			if ra == ca && skew && !x.isZero() {
+			x, y := textparse.ValueAt(av, dt, i), textparse.ValueAt(bv, dt, j)
+			if ra == ca && skew && !x.IsZero() {
 				return nil, bad(ra, ca, "the diagonal entry is not zero")
 			}
 			if !mirrors(x, y, skew) {
@@ -370,12 +330,12 @@ func checkSymmetry(t *coo.Tensor, cfg *writeConfig) (*coo.Tensor, error) {
 			i++
 			j++
 		case rb == math.MaxUint64 || i < na && (ra < rb || ra == rb && ca < cb):
-			if !valueAt(av, dt, i).isZero() {
+			if !textparse.ValueAt(av, dt, i).IsZero() {
 				return nil, bad(ra, ca, "the entry has no mirror image")
 			}
 			i++
 		default:
-			if !valueAt(bv, dt, j).isZero() {
+			if !textparse.ValueAt(bv, dt, j).IsZero() {
 				return nil, bad(cb, rb, "the entry has no mirror image")
 			}
 			j++
@@ -389,14 +349,14 @@ func checkDenseSymmetry(data []byte, dt arrow.DataType, n int64, s Symmetry) err
 	skew := s == SkewSymmetric
 	for j := range n {
 		for i := j; i < n; i++ {
-			x := valueAt(data, dt, i+j*n)
+			x := textparse.ValueAt(data, dt, i+j*n)
 			if i == j {
-				if skew && !x.isZero() {
+				if skew && !x.IsZero() {
 					return errorf(arrowsparse.ErrStructure, "mtx: the matrix is not %s: the diagonal entry is not zero at (%d, %d) (1-based)", s, i+1, j+1)
 				}
 				continue
 			}
-			if !mirrors(x, valueAt(data, dt, j+i*n), skew) {
+			if !mirrors(x, textparse.ValueAt(data, dt, j+i*n), skew) {
 				return errorf(arrowsparse.ErrStructure, "mtx: the matrix is not %s: the entry at (%d, %d) does not mirror the one at (%d, %d) (1-based)", s, i+1, j+1, j+1, i+1)
 			}
 		}

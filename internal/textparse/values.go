@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
@@ -293,4 +294,45 @@ func (c *Column) Release() {
 		c.buf.Release()
 		c.buf = nil
 	}
+}
+
+// Value is one stored value, read from a raw buffer for comparison:
+// floating-point values as float64 (Float set), uint64 values in U, and
+// every other integer type exactly in I.
+type Value struct {
+	F     float64
+	I     int64
+	U     uint64
+	Float bool
+}
+
+// IsZero reports whether v is zero (either zero, for floats).
+func (v Value) IsZero() bool { return v.F == 0 && v.I == 0 && v.U == 0 }
+
+// ValueAt reads value i of a raw buffer b of type dt (a tensor value type).
+func ValueAt(b []byte, dt arrow.DataType, i int64) Value {
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	switch dt.ID() {
+	case arrow.FLOAT64:
+		return Value{F: *(*float64)(unsafe.Add(p, i*8)), Float: true}
+	case arrow.FLOAT32:
+		return Value{F: float64(*(*float32)(unsafe.Add(p, i*4))), Float: true}
+	case arrow.FLOAT16:
+		return Value{F: float64(arrowsparse.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), Float: true}
+	case arrow.INT8:
+		return Value{I: int64(*(*int8)(unsafe.Add(p, i)))}
+	case arrow.INT16:
+		return Value{I: int64(*(*int16)(unsafe.Add(p, i*2)))}
+	case arrow.INT32:
+		return Value{I: int64(*(*int32)(unsafe.Add(p, i*4)))}
+	case arrow.INT64:
+		return Value{I: *(*int64)(unsafe.Add(p, i*8))}
+	case arrow.UINT8:
+		return Value{I: int64(*(*uint8)(unsafe.Add(p, i)))}
+	case arrow.UINT16:
+		return Value{I: int64(*(*uint16)(unsafe.Add(p, i*2)))}
+	case arrow.UINT32:
+		return Value{I: int64(*(*uint32)(unsafe.Add(p, i*4)))}
+	}
+	return Value{U: *(*uint64)(unsafe.Add(p, i*8))}
 }

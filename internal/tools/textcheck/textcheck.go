@@ -34,14 +34,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/textparse"
 	"github.com/arrowsparse/arrowsparse/mtx"
 	"github.com/arrowsparse/arrowsparse/tns"
 	"github.com/arrowsparse/arrowsparse/views"
@@ -216,32 +215,27 @@ func DTypeName(dt arrow.DataType) string {
 	return dt.String()
 }
 
-// num is a value for comparison.
-type num struct {
-	f     float64
-	i     int64
-	u     uint64
-	float bool
-}
+// num is a value for comparison, as the text packages read it.
+type num textparse.Value
 
 func (a num) equal(b num) bool {
-	if a.float {
-		if a.f != a.f || b.f != b.f {
-			return a.f != a.f && b.f != b.f
+	if a.Float {
+		if a.F != a.F || b.F != b.F {
+			return a.F != a.F && b.F != b.F
 		}
-		return math.Float64bits(a.f) == math.Float64bits(b.f)
+		return math.Float64bits(a.F) == math.Float64bits(b.F)
 	}
 	return a == b
 }
 
 func (a num) String() string {
 	switch {
-	case a.float:
-		return strconv.FormatFloat(a.f, 'g', -1, 64)
-	case a.u != 0:
-		return strconv.FormatUint(a.u, 10)
+	case a.Float:
+		return strconv.FormatFloat(a.F, 'g', -1, 64)
+	case a.U != 0:
+		return strconv.FormatUint(a.U, 10)
 	}
-	return strconv.FormatInt(a.i, 10)
+	return strconv.FormatInt(a.I, 10)
 }
 
 // parseNum reads a sidecar value as a value of dtype.
@@ -258,48 +252,23 @@ func parseNum(s string, dtype string) (num, error) {
 		case "float16":
 			f = float64(arrowsparse.HalfToFloat32(arrowsparse.Float32ToHalf(float32(f))))
 		}
-		return num{f: f, float: true}, nil
+		return num{F: f, Float: true}, nil
 	case "uint64", "uint32", "uint16", "uint8":
 		u, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return num{}, err
 		}
 		if dtype != "uint64" {
-			return num{i: int64(u)}, nil
+			return num{I: int64(u)}, nil
 		}
-		return num{u: u}, nil
+		return num{U: u}, nil
 	}
 	i, err := strconv.ParseInt(s, 10, 64)
-	return num{i: i}, err
+	return num{I: i}, err
 }
 
 // numAt reads value i of a raw buffer of type dt.
-func numAt(b []byte, dt arrow.DataType, i int64) num {
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	switch dt.ID() {
-	case arrow.FLOAT64:
-		return num{f: *(*float64)(unsafe.Add(p, i*8)), float: true}
-	case arrow.FLOAT32:
-		return num{f: float64(*(*float32)(unsafe.Add(p, i*4))), float: true}
-	case arrow.FLOAT16:
-		return num{f: float64(arrowsparse.HalfToFloat32(float16.FromBits(*(*uint16)(unsafe.Add(p, i*2))))), float: true}
-	case arrow.INT8:
-		return num{i: int64(*(*int8)(unsafe.Add(p, i)))}
-	case arrow.INT16:
-		return num{i: int64(*(*int16)(unsafe.Add(p, i*2)))}
-	case arrow.INT32:
-		return num{i: int64(*(*int32)(unsafe.Add(p, i*4)))}
-	case arrow.INT64:
-		return num{i: *(*int64)(unsafe.Add(p, i*8))}
-	case arrow.UINT8:
-		return num{i: int64(*(*uint8)(unsafe.Add(p, i)))}
-	case arrow.UINT16:
-		return num{i: int64(*(*uint16)(unsafe.Add(p, i*2)))}
-	case arrow.UINT32:
-		return num{i: int64(*(*uint32)(unsafe.Add(p, i*4)))}
-	}
-	return num{u: *(*uint64)(unsafe.Add(p, i*8))}
-}
+func numAt(b []byte, dt arrow.DataType, i int64) num { return num(textparse.ValueAt(b, dt, i)) }
 
 func shapeEqual(a, b []int64) bool {
 	if len(a) != len(b) {
@@ -322,12 +291,12 @@ type item struct {
 // key orders values within a group of equal coordinates.
 func (n num) key() uint64 {
 	switch {
-	case n.float:
-		return math.Float64bits(n.f)
-	case n.u != 0:
-		return n.u
+	case n.Float:
+		return math.Float64bits(n.F)
+	case n.U != 0:
+		return n.U
 	}
-	return uint64(n.i) ^ 1<<63
+	return uint64(n.I) ^ 1<<63
 }
 
 func sortItems(its []item) {
@@ -419,7 +388,7 @@ func compareDense(v *views.View, sc Sidecar) error {
 				return err
 			}
 			got := numAt(b, v.DataType(), v.Offset(i, j))
-			if got.float && got.f == 0 && want.f == 0 {
+			if got.Float && got.F == 0 && want.F == 0 {
 				continue // -0 and 0: see the package doc
 			}
 			if !got.equal(want) {
@@ -459,13 +428,13 @@ func DenseOf(d arrowsparse.Dense) []string {
 }
 
 func numText(n num) string {
-	if n.float {
+	if n.Float {
 		switch {
-		case n.f != n.f:
+		case n.F != n.F:
 			return "nan"
-		case math.IsInf(n.f, 1):
+		case math.IsInf(n.F, 1):
 			return "inf"
-		case math.IsInf(n.f, -1):
+		case math.IsInf(n.F, -1):
 			return "-inf"
 		}
 	}
