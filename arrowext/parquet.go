@@ -141,7 +141,7 @@ func sliceChunks(col *arrow.Chunked, off, n, step int64) *arrow.Chunked {
 
 // sliceValues is the number of leaf values WriteParquet hands pqarrow at a
 // time.
-const sliceValues = 1 << 20
+const sliceValues = 1 << 16
 
 // sliceRows returns the number of rows of a table that hold about
 // sliceValues leaf values in its widest column, at least 1.
@@ -303,6 +303,9 @@ func writable(mem memory.Allocator, arr arrow.Array, valid []bool) (arrow.Array,
 	case *array.List:
 		t := a.DataType().(*arrow.ListType)
 		offs := a.Offsets() // the whole buffer: slot i is at a.Offset()+i
+		if effective(a, valid) == nil {
+			return denseListWritable(mem, a, t.ElemField(), a.ListValues(), offs)
+		}
 		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
 			j := a.Offset() + i
 			if j+1 >= len(offs) {
@@ -313,6 +316,9 @@ func writable(mem memory.Allocator, arr arrow.Array, valid []bool) (arrow.Array,
 	case *array.LargeList:
 		t := a.DataType().(*arrow.LargeListType)
 		offs := a.Offsets()
+		if effective(a, valid) == nil {
+			return denseListWritable(mem, a, t.ElemField(), a.ListValues(), offs)
+		}
 		return listWritable(mem, a, t.ElemField(), a.ListValues(), valid, func(i int) (int64, int64) {
 			j := a.Offset() + i
 			if j+1 >= len(offs) {
@@ -364,6 +370,48 @@ func effective(a arrow.Array, valid []bool) []bool {
 		eff[i] = a.IsValid(i) && (valid == nil || valid[i])
 	}
 	return eff
+}
+
+// denseListWritable is listWritable for a list array without null slots
+// (nor null ancestors), whose offsets buffer is offs: its slots span one
+// run of child values, and the new offsets are the old ones less the first,
+// in one pass.
+func denseListWritable[O int32 | int64](mem memory.Allocator, a arrow.Array, elem arrow.Field, values arrow.Array, offs []O) (arrow.Array, error) {
+	n, off := a.Len(), a.Data().Offset()
+	if off+n >= len(offs) {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "a list array of %d slots has %d offsets", n, len(offs)-off)
+	}
+	o := offs[off : off+n+1]
+	lo, hi := int64(o[0]), int64(o[n])
+	if lo < 0 || hi < lo || hi > int64(values.Len()) {
+		return nil, core.Errorf(arrowsparse.ErrStructure, "list slots span values %d..%d of %d", lo, hi, values.Len())
+	}
+	if hi-lo > 1<<31-1 {
+		return nil, core.Errorf(arrowsparse.ErrShape, "a column of more than 2^31-1 values cannot be written as a Parquet list here")
+	}
+	offsets := memory.NewResizableBuffer(mem)
+	defer offsets.Release()
+	offsets.Resize((n + 1) * 4)
+	dst := arrow.Int32Traits.CastFromBytes(offsets.Bytes())[:n+1]
+	prev, base := o[0], o[0]
+	for i, v := range o {
+		if v < prev {
+			return nil, core.Errorf(arrowsparse.ErrStructure, "list offsets decrease at slot %d", i-1)
+		}
+		dst[i] = int32(v - base)
+		prev = v
+	}
+	child := array.NewSlice(values, lo, hi)
+	defer child.Release()
+	wchild, err := writable(mem, child, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer wchild.Release()
+	data := array.NewData(arrow.ListOfField(withType(elem, wchild.DataType())), n,
+		[]*memory.Buffer{nil, offsets}, []arrow.ArrayData{wchild.Data()}, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // listWritable builds the List form of a list-like array a whose slot i
@@ -491,7 +539,13 @@ func ReadParquet(r parquet.ReaderAtSeeker, opts ...ReadOption) (arrow.Table, err
 }
 
 func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
-	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(c.mem)))
+	// A buffered stream reads each page straight into the page buffer;
+	// without it, arrow-go first copies every column chunk whole into a
+	// fresh (zeroed) allocation.
+	props := parquet.NewReaderProperties(c.mem)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 1 << 20
+	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, readError("reading a Parquet file", err)
 	}
@@ -500,9 +554,14 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	if err != nil {
 		return nil, readError("reading a Parquet file", err)
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		return nil, readError("reading a Parquet file", err)
+	if err := checkCodecs(pf); err != nil {
+		return nil, err
+	}
+	tbl, ok := readFlat(r, pf, fr, c.mem)
+	if !ok {
+		if tbl, err = fr.ReadTable(context.Background()); err != nil {
+			return nil, readError("reading a Parquet file", err)
+		}
 	}
 	defer tbl.Release()
 	origin := fr.Manifest.OriginSchema
@@ -547,4 +606,24 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	keyed := array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows())
 	defer keyed.Release()
 	return checkedTable(RewrapTable(keyed))
+}
+
+// checkCodecs returns an error when a column chunk names a compression
+// codec that arrow-go cannot decode. (arrow-go's page reader finds out
+// only after taking its buffers, and then does not give them back.)
+func checkCodecs(pf *file.Reader) error {
+	md := pf.MetaData()
+	for g := range pf.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for k := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(k)
+			if err != nil {
+				return readError("reading a Parquet file", err)
+			}
+			if _, err := compress.GetCodec(cc.Compression()); err != nil {
+				return core.Errorf(arrowsparse.ErrStructure, "reading a Parquet file: row group %d, column %d: compression %s is not supported", g, k, cc.Compression())
+			}
+		}
+	}
+	return nil
 }
