@@ -41,7 +41,8 @@ const arrowSchemaKey = "ARROW:schema"
 // values. Columns of other types are written as pqarrow writes them.
 //
 // Dictionary encoding is off (tensor values seldom repeat); row groups hold
-// WithRowGroupLength rows; pages are compressed as WithCompression says.
+// WithRowGroupLength rows; data pages hold about 128 KiB, compressed as
+// WithCompression says.
 // Like the IPC writers, WriteParquet does not close w.
 func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 	c := newWriteConfig(opts)
@@ -69,6 +70,7 @@ func WriteParquet(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 		parquet.WithDictionaryDefault(false),
 		parquet.WithCompression(codec),
 		parquet.WithMaxRowGroupLength(c.rowGroupLen),
+		parquet.WithDataPageSize(dataPageSize),
 	)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(c.mem))
 	// Hide w's Close, if it has one: arrow-go's Parquet writer closes its
@@ -138,6 +140,16 @@ func sliceChunks(col *arrow.Chunked, off, n, step int64) *arrow.Chunked {
 	}
 	return out
 }
+
+// dataPageSize is the size WriteParquet aims its data pages at. arrow-go's
+// encoders take their page buffers from a pool shared by every column and
+// level stream, grow them by reallocating, and zero their whole capacity at
+// every page: 1 MiB pages (its default, and Arrow C++'s) cost two to three
+// times the bytes written in copies and memsets, and a column of 1M sparse
+// vectors wrote 1.3× slower than with 128 KiB pages (the COO table 1.4×),
+// with three times the garbage. Readers see more, smaller pages, which
+// costs them nothing measurable.
+const dataPageSize = 128 << 10
 
 // sliceValues is the number of leaf values WriteParquet hands pqarrow at a
 // time.
