@@ -545,6 +545,14 @@ func validityOf(mem memory.Allocator, a arrow.Array) *memory.Buffer {
 // Files without a stored schema are read as pqarrow reads them. The buffers
 // come from the allocator of WithAllocator. The table must be released by
 // the caller.
+//
+// A file whose columns are all flat and of a fixed-width type whose Parquet
+// PLAIN encoding is its Arrow layout (int32, uint32, int64, uint64,
+// float32, float64: the table of one big tensor), stored in PLAIN pages,
+// is decoded by this package straight into the columns' buffers, one
+// column chunk per task over all cores, and comes back with one chunk per
+// row group, as pyarrow reads it. Other files are read by pqarrow, with one
+// chunk per column.
 func ReadParquet(r parquet.ReaderAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
 	return safely("reading a Parquet file", func() (arrow.Table, error) { return readParquet(r, c) })

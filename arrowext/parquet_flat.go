@@ -62,15 +62,15 @@ type flatColumn struct {
 	leaf     int // the Parquet column
 	width    int // bytes per value
 	optional bool
-	values   *memory.Buffer
 }
 
 // flatTask is a column chunk: rows [start, start+rows) of column col, in
-// row group rg.
+// row group rg, read into buffers of its own.
 type flatTask struct {
 	rg, col     int
 	start, rows int64
-	bitmap      []byte // validity of the rows, from bit 0, when nulls > 0
+	values      *memory.Buffer
+	validity    *memory.Buffer // when nulls > 0
 	nulls       int64
 }
 
@@ -139,15 +139,13 @@ func readFlat(r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader,
 		return nil, false
 	}
 	release := func() {
-		for _, c := range cols {
-			if c.values != nil {
-				c.values.Release()
+		for i := range tasks {
+			for _, b := range []*memory.Buffer{tasks[i].values, tasks[i].validity} {
+				if b != nil {
+					b.Release()
+				}
 			}
 		}
-	}
-	for k := range cols {
-		cols[k].values = memory.NewResizableBuffer(mem)
-		cols[k].values.Resize(int(total) * cols[k].width)
 	}
 
 	var next atomic.Int64
@@ -160,7 +158,7 @@ func readFlat(r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader,
 				return
 			}
 			t := &tasks[i]
-			if !s.readChunk(r, size, md.RowGroup(t.rg), &cols[t.col], t) {
+			if !s.readChunk(r, size, mem, md.RowGroup(t.rg), &cols[t.col], t) {
 				failed.Store(true)
 			}
 		}
@@ -170,39 +168,23 @@ func readFlat(r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader,
 		return nil, false
 	}
 
+	// One chunk per row group, as pyarrow reads them.
 	arrs := make([]arrow.Column, len(cols))
 	for k, c := range cols {
-		var bitmap *memory.Buffer
-		nulls := int64(0)
+		var chunks []arrow.Array
 		for i := range tasks {
-			if tasks[i].col == k {
-				nulls += tasks[i].nulls
+			t := &tasks[i]
+			if t.col != k || (t.rows == 0 && len(chunks) > 0) {
+				continue
 			}
+			data := array.NewData(c.field.Type, int(t.rows), []*memory.Buffer{t.validity, t.values}, nil, int(t.nulls), 0)
+			chunks = append(chunks, array.MakeFromData(data))
+			data.Release()
 		}
-		if nulls > 0 {
-			bitmap = memory.NewResizableBuffer(mem)
-			bitmap.Resize(int(bitutil.BytesForBits(total)))
-			bits := bitmap.Bytes()
-			for i := range tasks {
-				t := &tasks[i]
-				if t.col != k {
-					continue
-				}
-				if t.nulls == 0 {
-					bitutil.SetBitsTo(bits, t.start, t.rows, true)
-				} else {
-					bitutil.CopyBitmap(t.bitmap, 0, int(t.rows), bits, int(t.start))
-				}
-			}
+		ch := arrow.NewChunked(c.field.Type, chunks)
+		for _, a := range chunks {
+			a.Release()
 		}
-		data := array.NewData(c.field.Type, int(total), []*memory.Buffer{bitmap, c.values}, nil, int(nulls), 0)
-		if bitmap != nil {
-			bitmap.Release()
-		}
-		a := array.MakeFromData(data)
-		data.Release()
-		ch := arrow.NewChunked(c.field.Type, []arrow.Array{a})
-		a.Release()
 		arrs[k] = *arrow.NewColumn(c.field, ch)
 		ch.Release()
 	}
@@ -253,7 +235,7 @@ func readAt(r io.ReaderAt, p []byte, off int64) bool {
 // readChunk decodes the pages of task t's column chunk into its rows of
 // column c; false when the chunk is not what the flat reader covers or
 // disagrees with the metadata.
-func (s *flatScratch) readChunk(r io.ReaderAt, size int64, rg *metadata.RowGroupMetaData, c *flatColumn, t *flatTask) bool {
+func (s *flatScratch) readChunk(r io.ReaderAt, size int64, mem memory.Allocator, rg *metadata.RowGroupMetaData, c *flatColumn, t *flatTask) bool {
 	cc, err := rg.ColumnChunk(c.leaf)
 	if err != nil {
 		return false
@@ -270,9 +252,15 @@ func (s *flatScratch) readChunk(r io.ReaderAt, size int64, rg *metadata.RowGroup
 	}
 	end := pos + cc.TotalCompressedSize()
 	w := int64(c.width)
-	dst := c.values.Bytes()[t.start*w : (t.start+t.rows)*w]
+	t.values = memory.NewResizableBuffer(mem)
+	t.values.Resize(int(t.rows * w))
+	dst := t.values.Bytes()
+	var bitmap []byte
 	if c.optional {
-		t.bitmap = make([]byte, bitutil.BytesForBits(t.rows))
+		t.validity = memory.NewResizableBuffer(mem)
+		t.validity.Resize(int(bitutil.BytesForBits(t.rows)))
+		bitmap = t.validity.Bytes()
+		clear(bitmap)
 	}
 	for got := int64(0); got < t.rows; {
 		h, hlen, ok := s.readHeader(r, pos, end)
@@ -388,14 +376,15 @@ func (s *flatScratch) readChunk(r io.ReaderAt, size int64, rg *metadata.RowGroup
 				return false
 			}
 			copy(out[i*w:k*w], vals[j:j+m])
-			bitutil.SetBitsTo(t.bitmap, got+i, k-i, true)
+			bitutil.SetBitsTo(bitmap, got+i, k-i, true)
 			j += m
 			i = k
 		}
 		got += n
 	}
-	if t.nulls == 0 {
-		t.bitmap = nil
+	if t.nulls == 0 && t.validity != nil {
+		t.validity.Release()
+		t.validity = nil
 	}
 	return true
 }

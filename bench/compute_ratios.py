@@ -29,6 +29,8 @@ ROWS = [
 SPMV = [
     ("SpMV A·x, int32 indices, 1 core", "BenchmarkMulVecOneCore/a_powerlaw2d/int32/csr", "scipy", "spmv_i32"),
     ("SpMV A·x, int64 indices, 1 core", "BenchmarkMulVecOneCore/a_powerlaw2d/int64/csr", "scipy", "spmv_i64"),
+    ("SpMV A·x, int32 indices, 1 core, huge pages (as NumPy's)", "BenchmarkMulVecOneCore/a_powerlaw2d/int32/csr-hugepages", "scipy", "spmv_i32"),
+    ("SpMV A·x, int64 indices, 1 core, huge pages (as NumPy's)", "BenchmarkMulVecOneCore/a_powerlaw2d/int64/csr-hugepages", "scipy", "spmv_i64"),
 ]
 
 

@@ -1,0 +1,128 @@
+package arrowsparse
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHugePageAllocator(t *testing.T) {
+	a := NewHugePageAllocator()
+	for _, size := range []int{0, 1, 100, HugePageThreshold - 1, HugePageThreshold, HugePageThreshold + 12345, 3 * hugePage} {
+		b := a.Allocate(size)
+		require.Len(t, b, size)
+		if size > 0 {
+			require.Zero(t, uintptr(unsafe.Pointer(&b[0]))%64, "alignment of %d bytes", size)
+		}
+		for i, v := range b {
+			if v != 0 {
+				t.Fatalf("byte %d of %d not zero", i, size)
+			}
+		}
+		for i := range b {
+			b[i] = byte(i)
+		}
+		large := size >= HugePageThreshold && runtime.GOOS == "linux"
+		require.Equal(t, large, a.mapping(b) != nil, "size %d", size)
+		a.Free(b)
+		require.Empty(t, a.maps)
+	}
+}
+
+func TestHugePageAllocatorReallocate(t *testing.T) {
+	a := NewHugePageAllocator()
+	b := a.Allocate(1000)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	for _, size := range []int{5000, HugePageThreshold + 1, HugePageThreshold + 100, 3 * HugePageThreshold, 2000, HugePageThreshold * 2} {
+		keep := min(len(b), size)
+		want := append([]byte(nil), b[:keep]...)
+		b = a.Reallocate(size, b)
+		require.Len(t, b, size)
+		require.Equal(t, want, b[:keep], "after reallocating to %d", size)
+		for i := keep; i < size; i++ {
+			b[i] = byte(i * 7)
+		}
+	}
+	a.Free(b)
+	require.Empty(t, a.maps)
+}
+
+// TestHugePageAllocatorBuffers: Arrow buffers from the allocator, checked,
+// come back to zero bytes, from many goroutines.
+func TestHugePageAllocatorBuffers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(NewHugePageAllocator())
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				buf := memory.NewResizableBuffer(mem)
+				buf.Resize(1 << (10 + (i+g)%14))
+				buf.Bytes()[0] = 1
+				buf.Resize(buf.Len() * 3)
+				require.Equal(t, byte(1), buf.Bytes()[0])
+				buf.Release()
+			}
+		})
+	}
+	wg.Wait()
+	mem.AssertSize(t, 0)
+}
+
+// TestHugePageAllocatorHugePages: where the system offers transparent huge
+// pages (always or on madvise), a large allocation is backed by them.
+func TestHugePageAllocatorHugePages(t *testing.T) {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if runtime.GOOS != "linux" || err != nil || strings.Contains(string(mode), "[never]") {
+		t.Logf("no transparent huge pages here (%s, %q): the allocator gives ordinary pages", runtime.GOOS, strings.TrimSpace(string(mode)))
+		return
+	}
+	// The kernel falls back to ordinary pages when it finds no free huge
+	// page at fault time: three tries.
+	a := NewHugePageAllocator()
+	kb := 0
+	for range 3 {
+		b := a.Allocate(16 << 20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		kb = max(kb, hugeKB(t, uintptr(unsafe.Pointer(&b[0]))))
+		a.Free(b)
+	}
+	require.Greater(t, kb, 0, "the mapping has no huge pages (mode %q)", strings.TrimSpace(string(mode)))
+}
+
+// hugeKB returns the AnonHugePages of the mapping holding address p, from
+// /proc/self/smaps.
+func hugeKB(t *testing.T, p uintptr) int {
+	f, err := os.Open("/proc/self/smaps")
+	require.NoError(t, err)
+	defer f.Close()
+	in := false
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		line := s.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
+			in = lo <= p && p < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "AnonHugePages:") {
+			v, err := strconv.Atoi(strings.Fields(line)[1])
+			require.NoError(t, err)
+			return v
+		}
+	}
+	t.Fatalf("no mapping holds %#x", p)
+	return 0
+}
