@@ -35,6 +35,8 @@ func TestHugePageAllocator(t *testing.T) {
 		require.Equal(t, large, a.mapping(b) != nil, "size %d", size)
 		a.Free(b)
 		require.Empty(t, a.maps)
+		a.Close()
+		require.Empty(t, a.free)
 	}
 }
 
@@ -56,6 +58,8 @@ func TestHugePageAllocatorReallocate(t *testing.T) {
 	}
 	a.Free(b)
 	require.Empty(t, a.maps)
+	a.Close()
+	require.Empty(t, a.free)
 }
 
 // TestHugePageAllocatorBuffers: Arrow buffers from the allocator, checked,
@@ -125,4 +129,39 @@ func hugeKB(t *testing.T, p uintptr) int {
 	}
 	t.Fatalf("no mapping holds %#x", p)
 	return 0
+}
+
+// TestHugePageAllocatorReuse: a released mapping serves the next large
+// allocation that fits it, zeroed; Close returns the kept ones.
+func TestHugePageAllocatorReuse(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Logf("no mappings on %s", runtime.GOOS)
+		return
+	}
+	a := NewHugePageAllocator()
+	b := a.Allocate(6 << 20)
+	for i := range b {
+		b[i] = 0xff
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	a.Free(b)
+	require.Len(t, a.free, 1)
+	c := a.Allocate(5 << 20)
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(c))), "the kept mapping is reused")
+	for i, v := range c {
+		if v != 0 {
+			t.Fatalf("byte %d of a reused mapping not zero", i)
+		}
+	}
+	d := a.Allocate(20 << 20) // too large for it: a new mapping
+	require.NotEqual(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(d))))
+	a.Free(c)
+	a.Free(d)
+	require.Len(t, a.free, 2)
+	e := a.Allocate(HugePageThreshold) // would waste more than half of the 20 MiB one
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(e))))
+	a.Free(e)
+	a.Close()
+	require.Empty(t, a.free)
+	require.Zero(t, a.retained)
 }

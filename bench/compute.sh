@@ -7,6 +7,11 @@
 #
 #   bench/compute.sh                 # COUNT=5 rounds, ~20 min on 2 cores
 #   COUNT=7 PY=.venv/bin/python bench/compute.sh
+#   BENCH_ALLOC=hugepages bench/compute.sh
+#
+# BENCH_ALLOC=hugepages takes the Go operands and results from an
+# arrowsparse.HugePageAllocator (transparent huge pages, as NumPy allocates
+# scipy's arrays) instead of the Go heap; SpMV runs both ways regardless.
 #
 # Workloads (BENCH_DATA, written by the anchor harness's generator):
 #   a_powerlaw2d         1M×1M, 10M entries (elementwise, SpMV)
