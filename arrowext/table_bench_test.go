@@ -103,8 +103,10 @@ func benchTable(b *testing.B, tbl arrow.Table, n int64, tensor func(arrow.Table)
 			// Untimed runs first, as bench/table_anchors.py does for
 			// pyarrow: the first runs grow the heap back after the
 			// previous benchmark (the runtime returns freed memory to the
-			// system, and taking it again costs page faults).
-			for range 3 {
+			// system, and taking it again costs page faults). It takes
+			// about ten: a Parquet read of the COO table averaged 63 ms
+			// over its first ten runs after three, 39 ms over forty.
+			for range 10 {
 				if err := op.run(); err != nil {
 					b.Fatal(err)
 				}

@@ -33,7 +33,7 @@ rm -f "$WORK/tables_go.txt" "$WORK/tables_anchors.jsonl"
 for r in $(seq "$ROUNDS"); do
   echo "bench/tables.sh: round $r of $ROUNDS"
   (cd arrowext && "$WORK/arrowext.test" -test.run '^$' -test.bench 'BenchmarkCOOTable10M|BenchmarkVectorsTable10M' \
-     -test.benchtime 10x -test.count 1) >>"$WORK/tables_go.txt"
+     -test.benchtime 20x -test.count 1) >>"$WORK/tables_go.txt"
   "$PY" bench/table_anchors.py "$BENCH_DATA" 5 "$WORK/tables_anchors.jsonl"
 done
 python3 - "$WORK/tables_go.txt" "$WORK/tables_anchors.jsonl" <<'EOF' | tee "$WORK/tables.md"
