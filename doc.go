@@ -32,7 +32,9 @@
 // Memory is Arrow memory: *memory.Buffer from a memory.Allocator, reference
 // counted. Constructors retain what they store and Release frees it when the
 // count reaches zero. A slice returned by AsSlice aliases the buffer: it is
-// valid while the buffer is alive.
+// valid while the buffer is alive. HugePageAllocator is an allocator for
+// large, long-lived operands: it backs allocations of 4 MiB and more with
+// transparent huge pages, which only Release frees.
 //
 // # Errors
 //
