@@ -179,16 +179,10 @@ func TestFlatReader(t *testing.T) {
 						rowGroup := int64(1 + r.IntN(n))
 						data := pqWrite(t, tbl, v2, codec, pageSize, rowGroup)
 						name := fmt.Sprintf("n=%d nulls=%g v2=%v codec=%s other=%v", n, nullRate, v2, codec, other)
-						fast, slow, errFast, errSlow, flat := readBoth(t, data)
-						require.NoError(t, errFast, name)
-						require.NoError(t, errSlow, name)
+						flat := requireReadsBack(t, data, tbl, name)
 						if nullRate < 1 { // all-null columns may go to pqarrow (the allocation bound)
 							require.Equal(t, !other, flat, "%s: read by the flat reader", name)
 						}
-						requireSameTable(t, slow, fast, true)
-						requireSameTable(t, tbl, fast, false)
-						fast.Release()
-						slow.Release()
 						tbl.Release()
 						mem.AssertSize(t, 0)
 						cases++
@@ -198,6 +192,21 @@ func TestFlatReader(t *testing.T) {
 		}
 	}
 	t.Logf("%d files", cases)
+}
+
+// requireReadsBack reads a Parquet file of table want both ways and
+// asserts that both readers give it back; it returns whether the flat
+// reader read it.
+func requireReadsBack(t *testing.T, data []byte, want arrow.Table, name string) bool {
+	t.Helper()
+	fast, slow, errFast, errSlow, flat := readBoth(t, data)
+	require.NoError(t, errFast, name)
+	require.NoError(t, errSlow, name)
+	defer fast.Release()
+	defer slow.Release()
+	requireSameTable(t, slow, fast, true)
+	requireSameTable(t, want, fast, false)
+	return flat
 }
 
 // TestFlatReaderWriteParquet: the COO table of a tensor as WriteParquet
@@ -210,14 +219,7 @@ func TestFlatReaderWriteParquet(t *testing.T) {
 			[]bool{false, false, true}, 5000, 1500, 0.1)
 		var buf bytes.Buffer
 		require.NoError(t, arrowext.WriteParquet(&buf, tbl, arrowext.WithCompression(c), arrowext.WithRowGroupLength(2000)))
-		fast, slow, errFast, errSlow, flat := readBoth(t, buf.Bytes())
-		require.NoError(t, errFast)
-		require.NoError(t, errSlow)
-		require.True(t, flat)
-		requireSameTable(t, slow, fast, true)
-		requireSameTable(t, tbl, fast, false)
-		fast.Release()
-		slow.Release()
+		require.True(t, requireReadsBack(t, buf.Bytes(), tbl, fmt.Sprint("compression ", c)), "read by the flat reader")
 		tbl.Release()
 		mem.AssertSize(t, 0)
 	}
