@@ -161,6 +161,13 @@
 // null rows (its shape field is a FixedSizeList), does not reach pyarrow
 // 25.0.1 through Parquet; it does through IPC. ReadParquet reads them.
 //
+// ReadParquet decodes files of flat fixed-width columns (int32, uint32,
+// int64, uint64, float32, float64 in PLAIN pages, such as the table of one
+// big tensor) itself, straight into one buffer per column chunk, in
+// parallel, and returns a chunk per row group; any other file, or one whose
+// pages disagree with its metadata, goes to pqarrow, which returns a chunk
+// per column. WriteParquet writes data pages of about 128 KiB.
+//
 // # Ownership
 //
 // Arrays, tables and views follow arrow-go's reference counting: every
