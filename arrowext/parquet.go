@@ -252,38 +252,31 @@ func parquetTables(mem memory.Allocator, tbl arrow.Table) (stored, data arrow.Ta
 // List fields. (arrow-go compares LargeList types with their element field
 // names and metadata, which pqarrow does not keep, so a LargeList in the
 // stored schema would fail its reader for registered types.)
-func smallLists(dt arrow.DataType) arrow.DataType {
-	switch t := dt.(type) {
-	case *arrow.LargeListType:
-		return arrow.ListOfField(withType(t.ElemField(), smallLists(t.Elem())))
-	case *arrow.ListType:
-		return arrow.ListOfField(withType(t.ElemField(), smallLists(t.Elem())))
-	case *arrow.FixedSizeListType:
-		return arrow.FixedSizeListOfField(t.Len(), withType(t.ElemField(), smallLists(t.Elem())))
-	case *arrow.StructType:
-		fields := make([]arrow.Field, t.NumFields())
-		for i, f := range t.Fields() {
-			fields[i] = withType(f, smallLists(f.Type))
-		}
-		return arrow.StructOf(fields...)
-	}
-	return dt
-}
+func smallLists(dt arrow.DataType) arrow.DataType { return asLists(dt, false) }
 
 // writableType is the type of writable's result for an array of type dt:
-// FixedSizeLists become Lists of the same element field, throughout.
-func writableType(dt arrow.DataType) arrow.DataType {
+// LargeLists and FixedSizeLists become Lists of the same element field,
+// throughout.
+func writableType(dt arrow.DataType) arrow.DataType { return asLists(dt, true) }
+
+// asLists returns dt with its LargeLists, and its FixedSizeLists if fixed,
+// as Lists of the same element fields, at every depth.
+func asLists(dt arrow.DataType, fixed bool) arrow.DataType {
 	switch t := dt.(type) {
-	case *arrow.FixedSizeListType:
-		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
-	case *arrow.ListType:
-		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
 	case *arrow.LargeListType:
-		return arrow.ListOfField(withType(t.ElemField(), writableType(t.Elem())))
+		return arrow.ListOfField(withType(t.ElemField(), asLists(t.Elem(), fixed)))
+	case *arrow.ListType:
+		return arrow.ListOfField(withType(t.ElemField(), asLists(t.Elem(), fixed)))
+	case *arrow.FixedSizeListType:
+		elem := withType(t.ElemField(), asLists(t.Elem(), fixed))
+		if fixed {
+			return arrow.ListOfField(elem)
+		}
+		return arrow.FixedSizeListOfField(t.Len(), elem)
 	case *arrow.StructType:
 		fields := make([]arrow.Field, t.NumFields())
 		for i, f := range t.Fields() {
-			fields[i] = withType(f, writableType(f.Type))
+			fields[i] = withType(f, asLists(f.Type, fixed))
 		}
 		return arrow.StructOf(fields...)
 	}

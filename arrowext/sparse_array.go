@@ -324,23 +324,7 @@ func (t *SparseTensorType) entries(r sparseRow, j int) int64 {
 
 // indexAt reads element k of an index array of a located row.
 func indexAt(sp span, dt arrow.DataType, k int64) int64 {
-	b := valuesBuf(sp.d).Bytes()
-	p := sp.start + k
-	switch dt.ID() {
-	case arrow.INT8:
-		return int64(int8(b[p]))
-	case arrow.UINT8:
-		return int64(b[p])
-	case arrow.INT16:
-		return int64(int16(binary.NativeEndian.Uint16(b[2*p:])))
-	case arrow.UINT16:
-		return int64(binary.NativeEndian.Uint16(b[2*p:]))
-	case arrow.INT32:
-		return int64(int32(binary.NativeEndian.Uint32(b[4*p:])))
-	case arrow.UINT32:
-		return int64(binary.NativeEndian.Uint32(b[4*p:]))
-	}
-	return int64(binary.NativeEndian.Uint64(b[8*p:]))
+	return loadIndex(valuesBuf(sp.d).Bytes(), dt.ID(), sp.start+k)
 }
 
 // checkLengths checks the lengths of a located row's arrays against each

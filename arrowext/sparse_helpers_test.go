@@ -1,13 +1,10 @@
 package arrowext_test
 
 import (
-	"encoding/binary"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
@@ -15,39 +12,18 @@ import (
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/gcs"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 	"github.com/arrowsparse/arrowsparse/views"
 )
 
 var (
-	sparseIndexTypes = []arrow.DataType{
-		arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
-		arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32,
-	}
-	sparseValueTypes = []arrow.DataType{
-		arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
-		arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64,
-		arrow.FixedWidthTypes.Float16, arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64,
-	}
+	sparseIndexTypes = testutil.IndexTypes
+	sparseValueTypes = testutil.ValueTypes
 	sparseFormatList = []arrowsparse.Format{arrowsparse.FormatCOO, arrowsparse.FormatCSR, arrowsparse.FormatCSC, arrowsparse.FormatCSF, arrowsparse.FormatGCS}
 )
 
 // putValue writes the small integer x as element p of a buffer of type dt.
-func putValue(b []byte, dt arrow.DataType, p int, x int) {
-	w := arrowsparse.ByteWidth(dt)
-	switch dt.ID() {
-	case arrow.FLOAT16:
-		binary.LittleEndian.PutUint16(b[2*p:], float16.New(float32(x)).Uint16())
-	case arrow.FLOAT32:
-		binary.LittleEndian.PutUint32(b[4*p:], math.Float32bits(float32(x)))
-	case arrow.FLOAT64:
-		binary.LittleEndian.PutUint64(b[8*p:], math.Float64bits(float64(x)))
-	default:
-		v := uint64(int64(x))
-		for k := range w {
-			b[p*w+k] = byte(v >> (8 * k))
-		}
-	}
-}
+func putValue(b []byte, dt arrow.DataType, p int, x int) { testutil.PutFloat(b, dt, p, float64(x)) }
 
 // randomDense returns a row-major dense tensor of the shape with about a
 // fraction density of non-zero elements, small integers.

@@ -2,7 +2,6 @@ package compute_test
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -79,21 +78,9 @@ func loadBench(b *testing.B) {
 	}
 }
 
-// benchAllocator is the allocator of the operands and results: the Go
-// heap, or with BENCH_ALLOC=hugepages an arrowsparse.HugePageAllocator
-// (transparent huge pages, as NumPy gives scipy's arrays).
-func benchAllocator() memory.Allocator {
-	if os.Getenv("BENCH_ALLOC") == "hugepages" {
-		return hugeMem
-	}
-	return memory.NewGoAllocator()
-}
-
-var hugeMem = arrowsparse.NewHugePageAllocator()
-
 // loadWorkloads builds the operands of the benchmarks (see above).
 func loadWorkloads(b *testing.B) {
-	mem := benchAllocator()
+	mem := benchdata.Allocator()
 	i32 := arrow.PrimitiveTypes.Int32
 	o := gcs.ConvertOptions{IndexType: i32, IndptrType: i32}
 	x := benchdata.LoadCOO(b, "a_powerlaw2d")
@@ -132,7 +119,7 @@ func BenchmarkElementwise(b *testing.B) {
 					if second == "permuted" {
 						y = benchAP
 					}
-					mem := benchAllocator()
+					mem := benchdata.Allocator()
 					loop(b, func() error {
 						r, err := op.f(mem, benchA, y, compute.Options{Workers: workers})
 						if err == nil {

@@ -14,22 +14,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
-
-// benchAllocator is the allocator of the operands and results: the Go
-// heap, or with BENCH_ALLOC=hugepages an arrowsparse.HugePageAllocator
-// (transparent huge pages, as NumPy gives scipy's arrays).
-func benchAllocator() memory.Allocator {
-	if os.Getenv("BENCH_ALLOC") == "hugepages" {
-		return hugeMem
-	}
-	return memory.NewGoAllocator()
-}
-
-var hugeMem = arrowsparse.NewHugePageAllocator()
 
 // BenchmarkMulMatrix times C = A·A for the SpGEMM workload, a_powerlaw2d
 // generated with 5M entries (bench/compute.sh: gen -only a -a-nnz 5000000,
@@ -40,7 +27,7 @@ var hugeMem = arrowsparse.NewHugePageAllocator()
 // same way for scipy.
 func BenchmarkMulMatrix(b *testing.B) {
 	x := benchdata.LoadCOO(b, "a_powerlaw2d_spgemm")
-	m, err := gcs.MatrixFromCOO(benchAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndexType: i32, IndptrType: i32})
+	m, err := gcs.MatrixFromCOO(benchdata.Allocator(), x, gcs.Rows, gcs.ConvertOptions{IndexType: i32, IndptrType: i32})
 	x.Release()
 	if err != nil {
 		b.Fatal(err)
@@ -48,7 +35,7 @@ func BenchmarkMulMatrix(b *testing.B) {
 	defer m.Release()
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("a_powerlaw2d_spgemm/workers=%d", workers), func(b *testing.B) {
-			mem := memory.NewCheckedAllocator(benchAllocator())
+			mem := memory.NewCheckedAllocator(benchdata.Allocator())
 			peak := peakRSS(func() {
 				c, err := gcs.MulMatrix(mem, m, m, gcs.KernelOptions{Workers: workers})
 				if err != nil {

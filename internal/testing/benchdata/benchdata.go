@@ -244,3 +244,16 @@ func (f Form) Load(tb testing.TB) *coo.Tensor {
 	}
 	return LoadCOO(tb, f.Workload)
 }
+
+// Allocator is the allocator of a benchmark's operands and results: the Go
+// heap, or with BENCH_ALLOC=hugepages an arrowsparse.HugePageAllocator
+// (transparent huge pages, as NumPy gives scipy's arrays), one for the
+// process.
+func Allocator() memory.Allocator {
+	if os.Getenv("BENCH_ALLOC") == "hugepages" {
+		return hugeMem
+	}
+	return memory.NewGoAllocator()
+}
+
+var hugeMem = arrowsparse.NewHugePageAllocator()
