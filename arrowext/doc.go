@@ -168,6 +168,11 @@
 // pages disagree with its metadata, goes to pqarrow, which returns a chunk
 // per column. WriteParquet writes data pages of about 128 KiB.
 //
+// Loading this package registers, for arrow-go's Parquet Zstd codec, a
+// decoder that never writes past the buffer of a page's announced size:
+// arrow-go's own allocates whatever a frame header announces first (an
+// 18-byte frame made it allocate 1 GiB). Valid files read as before.
+//
 // # Ownership
 //
 // Arrays, tables and views follow arrow-go's reference counting: every

@@ -64,14 +64,15 @@ type flatColumn struct {
 	optional bool
 }
 
-// flatTask is a column chunk: rows [start, start+rows) of column col, in
-// row group rg, read into buffers of its own.
+// flatTask is a column chunk: the rows of column col in one row group,
+// read into buffers of its own.
 type flatTask struct {
-	rg, col     int
-	start, rows int64
-	values      *memory.Buffer
-	validity    *memory.Buffer // when nulls > 0
-	nulls       int64
+	cc       *metadata.ColumnChunkMetaData
+	col      int
+	rows     int64
+	values   *memory.Buffer
+	validity *memory.Buffer // when nulls > 0
+	nulls    int64
 }
 
 // readFlat reads the file through the flat reader, or returns false when
@@ -131,7 +132,7 @@ func readFlat(r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader,
 				return nil, false
 			}
 			stored += n
-			tasks = append(tasks, flatTask{rg: g, col: k, start: total, rows: rows})
+			tasks = append(tasks, flatTask{cc: cc, col: k, rows: rows})
 		}
 		total += rows
 	}
@@ -158,7 +159,7 @@ func readFlat(r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader,
 				return
 			}
 			t := &tasks[i]
-			if !s.readChunk(r, size, mem, md.RowGroup(t.rg), &cols[t.col], t) {
+			if !s.readChunk(r, size, mem, &cols[t.col], t) {
 				failed.Store(true)
 			}
 		}
@@ -215,7 +216,6 @@ func flatWidth(id arrow.Type, pt parquet.Type) int {
 type flatScratch struct {
 	header, page, plain []byte
 	levels              []byte
-	snappy              bool // the chunk's pages are Snappy blocks
 }
 
 // grow returns b with length n, reallocated only when too small.
@@ -235,17 +235,13 @@ func readAt(r io.ReaderAt, p []byte, off int64) bool {
 // readChunk decodes the pages of task t's column chunk into its rows of
 // column c; false when the chunk is not what the flat reader covers or
 // disagrees with the metadata.
-func (s *flatScratch) readChunk(r io.ReaderAt, size int64, mem memory.Allocator, rg *metadata.RowGroupMetaData, c *flatColumn, t *flatTask) bool {
-	cc, err := rg.ColumnChunk(c.leaf)
-	if err != nil {
-		return false
-	}
+func (s *flatScratch) readChunk(r io.ReaderAt, size int64, mem memory.Allocator, c *flatColumn, t *flatTask) bool {
+	cc := t.cc
 	codec, err := compress.GetCodec(cc.Compression())
 	if err != nil {
 		return false
 	}
 	raw := cc.Compression() == compress.Codecs.Uncompressed
-	s.snappy = cc.Compression() == compress.Codecs.Snappy
 	pos := cc.DataPageOffset()
 	if pos < 0 || pos > size || cc.TotalCompressedSize() > size-pos {
 		return false
@@ -392,13 +388,7 @@ func (s *flatScratch) readChunk(r io.ReaderAt, size int64, mem memory.Allocator,
 // decompress decodes src into the worker's buffer, which must come out
 // exactly m bytes long.
 func (s *flatScratch) decompress(codec compress.Codec, src []byte, m int) ([]byte, bool) {
-	if s.snappy {
-		// A Snappy block starts with its decoded length, which the
-		// decoder would allocate whatever it is.
-		if l, k := binary.Uvarint(src); k <= 0 || l != uint64(m) {
-			return nil, false
-		}
-	}
+	// The codecs are bounded by the buffer's capacity (parquet_codecs.go).
 	s.plain = grow(s.plain, m)
 	d, err := compress.Decode(codec, s.plain, src)
 	return d, err == nil && len(d) == m

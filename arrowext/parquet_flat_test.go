@@ -16,6 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse/arrowext"
+	"github.com/arrowsparse/arrowsparse/coo"
+	"github.com/arrowsparse/arrowsparse/internal/testing/exercise"
+	"github.com/arrowsparse/arrowsparse/internal/testing/testutil"
 )
 
 // flatTypes are the column types the flat reader covers, and one it does
@@ -267,6 +270,17 @@ func checkFlatAgrees(t *testing.T, data []byte) {
 		requireSameTable(t, slow, fast, true)
 	}
 	if fast != nil {
+		// The whole path: the table as a COO tensor, then every
+		// operation on it.
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		x, err := coo.FromTable(mem, fast, coo.RecordOptions{})
+		if err != nil {
+			require.True(t, errors.Is(err, arrow.ErrInvalid) || errors.Is(err, arrow.ErrIndex) || errors.Is(err, arrow.ErrType), "%v", err)
+		} else {
+			exercise.New(t, mem, int64(len(data))).Run(x)
+			x.Release()
+		}
+		mem.AssertSize(t, 0)
 		fast.Release()
 	}
 	if slow != nil {
@@ -276,8 +290,10 @@ func checkFlatAgrees(t *testing.T, data []byte) {
 
 // FuzzParquetFlat reads fuzzed bytes as Parquet with and without the flat
 // reader: never a panic or a leak, errors wrap arrow.ErrInvalid, and when
-// both read the file they agree. Seeds are flat files of both page
-// versions, with and without nulls and compression.
+// both read the file they agree; what the flat reader reads then goes
+// through coo.FromTable and every operation on the tensor. Seeds are flat
+// files of both page versions, with and without nulls and compression, and
+// COO tables as WriteParquet writes them.
 func FuzzParquetFlat(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 2))
 	mem := memory.NewGoAllocator()
@@ -290,6 +306,20 @@ func FuzzParquetFlat(f *testing.F) {
 				tbl.Release()
 			}
 		}
+	}
+	for _, shape := range [][]int64{{6}, {4, 7}, {3, 4, 5}} {
+		x, _ := testutil.RandomCOO(f, mem, r, shape, 15, coo.RowMajor, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Float64, 4)
+		recs, err := x.ToRecords(mem, 6)
+		require.NoError(f, err)
+		tbl := array.NewTableFromRecords(recs[0].Schema(), recs)
+		for _, rec := range recs {
+			rec.Release()
+		}
+		var buf bytes.Buffer
+		require.NoError(f, arrowext.WriteParquet(&buf, tbl, arrowext.WithRowGroupLength(6)))
+		f.Add(buf.Bytes())
+		tbl.Release()
+		x.Release()
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFlatAgrees(t, data)

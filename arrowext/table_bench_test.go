@@ -2,9 +2,13 @@ package arrowext_test
 
 import (
 	"bytes"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -198,4 +202,84 @@ func BenchmarkVectorsTable10M(b *testing.B) {
 		}
 		return err
 	})
+}
+
+// BenchmarkParquetScale writes and reads COO tables of random entries
+// (two int64 coordinate columns, float64 values, row groups of 1Mi rows)
+// at 2.5M, 10M and 40M entries, with dimensions of 2^20 and of 2^40, so
+// that the cost per entry (write-ns/entry, read-ns/entry: five runs after
+// five untimed ones, each followed by a collection, counted) can be
+// compared across sizes. Run it with -benchtime 1x.
+func BenchmarkParquetScale(b *testing.B) {
+	for _, dim := range []int64{1 << 20, 1 << 40} {
+		for _, n := range []int{2_500_000, 10_000_000, 40_000_000} {
+			b.Run(fmt.Sprintf("dim=2^%d/entries=%.1fM", bits.Len64(uint64(dim))-1, float64(n)/1e6), func(b *testing.B) {
+				mem := memory.NewGoAllocator()
+				r := rand.New(rand.NewPCG(uint64(n), uint64(dim)))
+				cols := make([]arrow.Array, 3)
+				for k := range 2 {
+					ib := array.NewInt64Builder(mem)
+					ib.Reserve(n)
+					for range n {
+						ib.UnsafeAppend(r.Int64N(dim))
+					}
+					cols[k] = ib.NewArray()
+					ib.Release()
+				}
+				vb := array.NewFloat64Builder(mem)
+				vb.Reserve(n)
+				for range n {
+					vb.UnsafeAppend(r.NormFloat64())
+				}
+				cols[2] = vb.NewArray()
+				vb.Release()
+				schema := arrow.NewSchema([]arrow.Field{{Name: "dim0", Type: arrow.PrimitiveTypes.Int64}, {Name: "dim1", Type: arrow.PrimitiveTypes.Int64}, {Name: "value", Type: arrow.PrimitiveTypes.Float64}}, nil)
+				tbl := array.NewTableFromSlice(schema, [][]arrow.Array{{cols[0]}, {cols[1]}, {cols[2]}})
+				for _, c := range cols {
+					c.Release()
+				}
+				defer tbl.Release()
+				var file bytes.Buffer
+				if err := arrowext.WriteParquet(&file, tbl, arrowext.WithRowGroupLength(tableRows)); err != nil {
+					b.Fatal(err)
+				}
+				sink := newSink(file.Len() + 1<<20)
+				runtime.GC()
+				debug.FreeOSMemory()
+				perEntry := map[string]float64{}
+				for _, op := range []string{"write", "read"} {
+					run := func() {
+						if op == "write" {
+							sink.n = 0
+							if err := arrowext.WriteParquet(sink, tbl, arrowext.WithRowGroupLength(tableRows)); err != nil {
+								b.Fatal(err)
+							}
+							return
+						}
+						got, err := arrowext.ReadParquet(bytes.NewReader(file.Bytes()), arrowext.WithAllocator(mem))
+						if err != nil {
+							b.Fatal(err)
+						}
+						got.Release()
+					}
+					for range 5 {
+						run()
+					}
+					const reps = 5
+					start := time.Now()
+					for range reps {
+						run()
+						runtime.GC()
+					}
+					perEntry[op] = float64(time.Since(start).Nanoseconds()) / reps / float64(n)
+				}
+				for b.Loop() {
+				}
+				// After the loop, which resets the reported metrics.
+				for op, v := range perEntry {
+					b.ReportMetric(v, op+"-ns/entry")
+				}
+			})
+		}
+	}
 }
