@@ -27,9 +27,11 @@ const HugePageThreshold = 4 << 20
 // as with Arrow C++'s allocators and arrow-go's mallocator, and is lost if
 // a buffer is dropped without Release. Up to 1 GiB of released mappings is
 // kept for reuse (a fresh mapping costs a page fault per huge page); the
-// rest, and on Close all of it, goes back to the system. Memory comes zeroed. On systems
-// other than Linux, and when a mapping cannot be made, allocations come
-// from the Go heap. Safe for concurrent use.
+// rest, and on Close all of it, goes back to the system. Allocate's memory
+// comes zeroed; AllocateUninitialized's, which the module's kernels ask
+// for, may hold what a released buffer left (see UninitializedAllocator).
+// On systems other than Linux, and when a mapping cannot be made,
+// allocations come from the Go heap. Safe for concurrent use.
 type HugePageAllocator struct {
 	heap memory.Allocator
 	mu   sync.Mutex
@@ -58,12 +60,41 @@ func NewHugePageAllocator() *HugePageAllocator {
 	return &HugePageAllocator{heap: memory.NewGoAllocator(), maps: make(map[uintptr]hugeMapping)}
 }
 
+// UninitializedAllocator is a memory.Allocator that can also return
+// memory without clearing it. The module's kernels ask for memory that way
+// when they write every byte of it (the indices and values of a result),
+// which spares them a pass over memory that is about to be overwritten:
+// NumPy's np.empty gives scipy the same. HugePageAllocator implements it;
+// with any other allocator, results come from Allocate.
+type UninitializedAllocator interface {
+	memory.Allocator
+	// AllocateUninitialized returns size bytes, aligned to 64 bytes, whose
+	// content is unspecified (it may hold what earlier allocations
+	// wrote). They go back through Free, as Allocate's do.
+	AllocateUninitialized(size int) []byte
+}
+
 // Allocate returns size zeroed bytes, aligned to 64 bytes.
 func (a *HugePageAllocator) Allocate(size int) []byte {
+	return a.allocate(size, true)
+}
+
+// AllocateUninitialized returns size bytes, aligned to 64 bytes, without
+// clearing a reused mapping (a fresh mapping and the Go heap give zeroed
+// memory anyway).
+func (a *HugePageAllocator) AllocateUninitialized(size int) []byte {
+	return a.allocate(size, false)
+}
+
+// allocate is Allocate, which clears reused memory if zero.
+func (a *HugePageAllocator) allocate(size int, zero bool) []byte {
 	if size < HugePageThreshold {
 		return a.heap.Allocate(size)
 	}
 	if b := a.reuse(size); b != nil {
+		if zero {
+			clear(b)
+		}
 		return b
 	}
 	m, b := mapHuge(size)
@@ -76,8 +107,8 @@ func (a *HugePageAllocator) Allocate(size int) []byte {
 	return b
 }
 
-// reuse returns size zeroed bytes from the smallest retained mapping that
-// holds them without wasting more than half of it, or nil.
+// reuse returns size bytes, as they were left, from the smallest retained
+// mapping that holds them without wasting more than half of it, or nil.
 func (a *HugePageAllocator) reuse(size int) []byte {
 	a.mu.Lock()
 	best := -1
@@ -95,9 +126,7 @@ func (a *HugePageAllocator) reuse(size int) []byte {
 	a.retained -= len(m.usable)
 	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(m.usable)))] = m
 	a.mu.Unlock()
-	b := m.usable[:size]
-	clear(b)
-	return b
+	return m.usable[:size]
 }
 
 // Reallocate returns size bytes that begin with the first min(size,

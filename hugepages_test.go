@@ -165,3 +165,36 @@ func TestHugePageAllocatorReuse(t *testing.T) {
 	require.Empty(t, a.free)
 	require.Zero(t, a.retained)
 }
+
+// TestHugePageAllocatorUninitialized: AllocateUninitialized reuses a kept
+// mapping as it was left (no clearing pass), gives small sizes from the Go
+// heap, and its memory goes back through Free like Allocate's.
+func TestHugePageAllocatorUninitialized(t *testing.T) {
+	var _ UninitializedAllocator = NewHugePageAllocator()
+	if runtime.GOOS != "linux" {
+		t.Logf("no mappings on %s", runtime.GOOS)
+		return
+	}
+	a := NewHugePageAllocator()
+	defer a.Close()
+	small := a.AllocateUninitialized(1000)
+	require.Len(t, small, 1000)
+	a.Free(small)
+	b := a.AllocateUninitialized(6 << 20)
+	require.Len(t, b, 6<<20)
+	for i := range b {
+		b[i] = 0xff
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	a.Free(b)
+	c := a.AllocateUninitialized(5 << 20)
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(c))), "the kept mapping is reused")
+	require.Equal(t, byte(0xff), c[0], "not cleared")
+	require.Equal(t, byte(0xff), c[len(c)-1], "not cleared")
+	a.Free(c)
+	d := a.Allocate(5 << 20) // Allocate still clears
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(d))))
+	require.Zero(t, d[0])
+	require.Zero(t, d[len(d)-1])
+	a.Free(d)
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/arrowsparse/arrowsparse"
 	"github.com/arrowsparse/arrowsparse/internal/core"
+	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
 // newBuffer returns a buffer from mem for n elements of dt, whose content
@@ -39,32 +40,51 @@ func bytesOf(b *memory.Buffer) []byte {
 // readInts returns n integers of index type dt from b, widened to int64.
 // An int64 buffer is returned in place (aliasing b).
 func readInts(b []byte, dt arrow.DataType, n int64) []int64 {
+	return readIntsOn(b, dt, n, 1)
+}
+
+// readIntsOn is readInts, widening on w goroutines when n is large.
+func readIntsOn(b []byte, dt arrow.DataType, n int64, w int) []int64 {
 	if n == 0 {
 		return nil
 	}
-	switch dt.ID() {
-	case arrow.INT8:
-		return widenInts(core.MustSliceBytes[int8](b)[:n])
-	case arrow.INT16:
-		return widenInts(core.MustSliceBytes[int16](b)[:n])
-	case arrow.INT32:
-		return widenInts(core.MustSliceBytes[int32](b)[:n])
-	case arrow.UINT8:
-		return widenInts(core.MustSliceBytes[uint8](b)[:n])
-	case arrow.UINT16:
-		return widenInts(core.MustSliceBytes[uint16](b)[:n])
-	case arrow.UINT32:
-		return widenInts(core.MustSliceBytes[uint32](b)[:n])
+	if dt.ID() == arrow.INT64 {
+		return core.MustSliceBytes[int64](b)[:n]
 	}
-	return core.MustSliceBytes[int64](b)[:n]
+	d := make([]int64, n)
+	bw := int64(arrowsparse.ByteWidth(dt))
+	w = workersFor(w, n)
+	par.Do(w, func(c int) {
+		lo, hi := n*int64(c)/int64(w), n*int64(c+1)/int64(w)
+		widenInto(d[lo:hi], b[lo*bw:hi*bw], dt)
+	})
+	return d
 }
 
-func widenInts[I arrowsparse.Index](s []I) []int64 {
-	d := make([]int64, len(s))
+// widenInto writes the len(d) integers of index type dt in b, other than
+// int64, to d.
+func widenInto(d []int64, b []byte, dt arrow.DataType) {
+	switch dt.ID() {
+	case arrow.INT8:
+		widenInts(d, core.MustSliceBytes[int8](b))
+	case arrow.INT16:
+		widenInts(d, core.MustSliceBytes[int16](b))
+	case arrow.INT32:
+		widenInts(d, core.MustSliceBytes[int32](b))
+	case arrow.UINT8:
+		widenInts(d, core.MustSliceBytes[uint8](b))
+	case arrow.UINT16:
+		widenInts(d, core.MustSliceBytes[uint16](b))
+	case arrow.UINT32:
+		widenInts(d, core.MustSliceBytes[uint32](b))
+	}
+}
+
+func widenInts[I arrowsparse.Index](d []int64, s []I) {
+	s = s[:len(d)]
 	for i, x := range s {
 		d[i] = int64(x)
 	}
-	return d
 }
 
 // writeInts writes src into b as integers of index type dt, from element

@@ -33,8 +33,9 @@ type laneSet[I arrowsparse.Index, T arrowsparse.Number] struct {
 	val []T
 }
 
-// lanesOf returns m's lanes; I and T must be its index and value types.
-func lanesOf[I arrowsparse.Index, T arrowsparse.Number](m *gcs.Matrix) laneSet[I, T] {
+// lanesOf returns m's lanes, widening its index pointers on up to workers
+// goroutines; I and T must be its index and value types.
+func lanesOf[I arrowsparse.Index, T arrowsparse.Number](m *gcs.Matrix, workers int) laneSet[I, T] {
 	idx, err := gcs.Indices[I](m)
 	if err != nil {
 		panic(arrowsparse.PanicError{Msg: "compute: " + err.Error()})
@@ -43,7 +44,7 @@ func lanesOf[I arrowsparse.Index, T arrowsparse.Number](m *gcs.Matrix) laneSet[I
 	if err != nil {
 		panic(arrowsparse.PanicError{Msg: "compute: " + err.Error()})
 	}
-	return laneSet[I, T]{ptr: readInts(bytesOf(m.IndptrBuffer()), m.IndptrType(), m.Lanes()+1), idx: idx, val: val}
+	return laneSet[I, T]{ptr: readIntsOn(bytesOf(m.IndptrBuffer()), m.IndptrType(), m.Lanes()+1, workers), idx: idx, val: val}
 }
 
 // splitLanes cuts the lanes of a and b into w runs of nearly equal numbers
@@ -73,7 +74,7 @@ func splitLanes(pa, pb []int64, w int) []int64 {
 // value type and index type, whose lanes are strictly increasing. The
 // result is a canonical matrix along the same axis.
 func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, a, b *gcs.Matrix, p op, keep bool, workers int, ptrType arrow.DataType) (*gcs.Matrix, error) {
-	la, lb := lanesOf[I, T](a), lanesOf[I, T](b)
+	la, lb := lanesOf[I, T](a, workers), lanesOf[I, T](b, workers)
 	major := a.Lanes()
 	if r, ok, err := samePattern(mem, a, b, la, lb, p, keep, workers); ok || err != nil {
 		return r, err
@@ -114,143 +115,249 @@ func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocat
 	oi := core.MustSliceBytes[I](bytesOf(idxBuf))
 	ov := core.MustSliceBytes[T](bytesOf(valBuf))
 
-	// One pass: each run writes its entries one after the other from the
-	// start of its room, leaving out zero results unless keep, and
-	// records its lanes' ends as a prefix.
-	ptr := make([]int64, major+1)
-	written := make([]int64, w)
+	// One pass. The runs go in pairs that meet: the first of a pair fills
+	// its room backwards from its end, lane by lane from the last, and the
+	// second forwards from that same point. Each pair's entries are then
+	// contiguous, whatever its runs left out (overlaps, zero results), and
+	// on two workers the result needs no closing of gaps at all. ends[k+1]
+	// is where lane k ends in the room; lo and hi are each run's span.
+	ends := make([]int64, major+1)
+	lo, hi := make([]int64, w), make([]int64, w)
+	back := func(c int) bool { return c%2 == 0 && c+1 < w }
 	par.Do(w, func(c int) {
-		if p.union() {
-			written[c] = unionFill(p, keep, la, lb, r[c], r[c+1], start[c], oi, ov, ptr)
-		} else {
-			written[c] = intersectFill(keep, la, lb, r[c], r[c+1], start[c], oi, ov, ptr)
-		}
+		lo[c], hi[c] = fillRun(p, keep, la, lb, r[c], r[c+1], start[c], start[c+1], back(c), oi, ov, ends)
 	})
-	final := make([]int64, w+1)
-	for c := range w {
-		final[c+1] = final[c] + written[c]
-	}
-	if m := final[w]; m != n {
-		// Close the gaps between the runs, then keep exact buffers: new
-		// ones when more than an eighth of the room is unused (copying
-		// the entries), else slices of these.
-		for c := 1; c < w; c++ {
-			copy(oi[final[c]:final[c+1]], oi[start[c]:start[c]+written[c]])
-			copy(ov[final[c]:final[c+1]], ov[start[c]:start[c]+written[c]])
+	// Close the gaps between the pairs' blocks, moving each block down to
+	// the end of the one before it; shift[c] is how far run c moved.
+	shift := make([]int64, w)
+	end := hi[min(1, w-1)]
+	for c := 2; c < w; c += 2 {
+		bl, bh := lo[c], hi[min(c+1, w-1)]
+		d := bl - end
+		if d > 0 {
+			copy(oi[end:end+bh-bl], oi[bl:bh])
+			copy(ov[end:end+bh-bl], ov[bl:bh])
 		}
+		shift[c] = d
+		if c+1 < w {
+			shift[c+1] = d
+		}
+		end += bh - bl
+	}
+	base := lo[0]
+	m := end - base
+	if m != n || base != 0 {
+		// Keep exact buffers: new ones when more than an eighth of the
+		// room is unused (copying the entries), else slices of these.
 		iw, vw := int64(arrowsparse.ByteWidth(it)), int64(arrowsparse.ByteWidth(vt))
 		var ib, vb *memory.Buffer
 		if m < n-n/8 {
 			ib, vb = newBuffer(mem, it, m), newBuffer(mem, vt, m)
-			copy(bytesOf(ib), bytesOf(idxBuf)[:m*iw])
-			copy(bytesOf(vb), bytesOf(valBuf)[:m*vw])
+			copy(bytesOf(ib), bytesOf(idxBuf)[base*iw:(base+m)*iw])
+			copy(bytesOf(vb), bytesOf(valBuf)[base*vw:(base+m)*vw])
 		} else {
-			ib, vb = memory.SliceBuffer(idxBuf, 0, int(m*iw)), memory.SliceBuffer(valBuf, 0, int(m*vw))
+			ib, vb = memory.SliceBuffer(idxBuf, int(base*iw), int(m*iw)), memory.SliceBuffer(valBuf, int(base*vw), int(m*vw))
 		}
 		defer ib.Release()
 		defer vb.Release()
 		idxBuf, valBuf, n = ib, vb, m
 	}
-	par.Do(w, func(c int) {
-		for k := r[c]; k < r[c+1]; k++ {
-			ptr[k+1] += final[c]
-		}
-	})
 	pt, err := chooseIndex(ptrType, wider(a.IndptrType(), b.IndptrType()), n, "the number of entries of the result")
 	if err != nil {
 		return nil, err
 	}
 	ptrBuf := newBuffer(mem, pt, major+1)
 	defer ptrBuf.Release()
-	writeInts(ptrBuf.Bytes(), pt, 0, ptr)
+	// The lanes' ends, moved with their runs and written as pt, each run
+	// its own.
+	ptr := ends
+	ptr[0] = 0
+	writeInts(ptrBuf.Bytes(), pt, 0, ptr[:1])
+	par.Do(w, func(c int) {
+		d := shift[c] + base
+		for k := r[c]; k < r[c+1]; k++ {
+			ptr[k+1] -= d
+		}
+		writeInts(ptrBuf.Bytes(), pt, r[c]+1, ptr[r[c]+1:r[c+1]+1])
+	})
 	// Canonical by construction (each lane merges two strictly increasing
 	// lanes): trusted, which saves New a serial pass over every index.
 	return gcs.New(vt, pt, it, a.Shape(), a.Axis(), ptrBuf, idxBuf, valBuf, n,
 		gcs.WithDimNames(a.DimNames()...), gcs.WithTrusted(), gcs.WithCanonicalClaim(true))
 }
 
-// The merge loop of unionFill is written so that the compiler turns its
+// fillRun writes a p b for the lanes [k0, k1) of a and b into their room
+// [from, to) of oi and ov, forwards from from or, if back, backwards from
+// to, leaving out zero values unless keep. It writes where each lane k
+// ends to ends[k+1], and returns the span [lo, hi) of what it wrote.
+func fillRun[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, a, b laneSet[I, T], k0, k1, from, to int64, back bool, oi []I, ov []T, ends []int64) (lo, hi int64) {
+	if !back {
+		pos := from
+		for k := k0; k < k1; k++ {
+			pa, pb, qa, qb := a.ptr[k], b.ptr[k], a.ptr[k+1], b.ptr[k+1]
+			pos += fillLane(p, keep, a.idx[pa:qa], b.idx[pb:qb], a.val[pa:qa], b.val[pb:qb], oi[pos:to], ov[pos:to])
+			ends[k+1] = pos
+		}
+		return from, pos
+	}
+	// Backwards: each lane merges forwards into the top of what is left
+	// of the room, and moves up (within the cache) only when it left
+	// something out.
+	pos := to
+	for k := k1 - 1; k >= k0; k-- {
+		ends[k+1] = pos
+		pa, pb, qa, qb := a.ptr[k], b.ptr[k], a.ptr[k+1], b.ptr[k+1]
+		room := min(qa-pa, qb-pb)
+		if p.union() {
+			room = qa - pa + qb - pb
+		}
+		s := pos - room
+		c := fillLane(p, keep, a.idx[pa:qa], b.idx[pb:qb], a.val[pa:qa], b.val[pb:qb], oi[s:pos], ov[s:pos])
+		if c < room {
+			copy(oi[pos-c:pos], oi[s:s+c])
+			copy(ov[pos-c:pos], ov[s:s+c])
+		}
+		pos -= c
+	}
+	return pos, to
+}
+
+// fillLane writes the entries of one lane of a p b, from the lanes' indices
+// ai and bi and values av and bv, to oi and ov (which have room for the
+// union, or for a product the intersection), leaving out zero values
+// unless keep, and returns how many it wrote.
+func fillLane[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, ai, bi []I, av, bv []T, oi []I, ov []T) int64 {
+	switch p {
+	case opAdd, opSub:
+		return int64(sumLane(p == opSub, keep, ai, bi, av, bv, oi, ov))
+	case opMul:
+		return int64(intersectLane(keep, ai, bi, av, bv, oi, ov))
+	}
+	return int64(mergeLane(p, keep, ai, bi, av, bv, oi, ov))
+}
+
+// The merge loops below are written so that the compiler turns their
 // decisions into conditional moves: on lanes whose indices interleave at
 // random, a branch per entry would be mispredicted half the time.
 
-// unionFill writes the union of the lanes [k0, k1) of a and b, with the
-// values of p, to oi and ov from position at, leaving out zero values
-// unless keep. It writes the number of entries written from k0 up to the
-// end of lane k to cnt[k+1], and returns the total. oi and ov must have
-// room for the whole union from at.
-func unionFill[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, a, b laneSet[I, T], k0, k1, at int64, oi []I, ov []T, cnt []int64) int64 {
-	pos := at
-	for k := k0; k < k1; k++ {
-		pa, pb := a.ptr[k], b.ptr[k]
-		ai, bi := a.idx[pa:a.ptr[k+1]], b.idx[pb:b.ptr[k+1]]
-		av, bv := a.val[pa:a.ptr[k+1]], b.val[pb:b.ptr[k+1]]
-		av, bv = av[:len(ai)], bv[:len(bi)]
-		i, j := 0, 0
-		for i < len(ai) && j < len(bi) {
-			ca, cb := ai[i], bi[j]
-			c := min(ca, cb)
-			// An operand without an entry at c contributes its implicit
-			// zero: p(x, 0) and p(0, y) are what left and right give.
-			sa, sb := 0, 0
-			if ca == c {
-				sa = 1
-			}
-			if cb == c {
-				sb = 1
-			}
-			xs, ys := [2]T{0, av[i]}, [2]T{0, bv[j]}
-			v := both(p, xs[sa], ys[sb])
-			oi[pos], ov[pos] = c, v
-			i += sa
-			j += sb
-			if keep || v != 0 {
-				pos++
-			}
-		}
-		for ; i < len(ai); i++ {
-			if v := left(p, av[i]); keep || v != 0 {
-				oi[pos], ov[pos] = ai[i], v
-				pos++
-			}
-		}
-		for ; j < len(bi); j++ {
-			if v := right(p, bv[j]); keep || v != 0 {
-				oi[pos], ov[pos] = bi[j], v
-				pos++
-			}
-		}
-		cnt[k+1] = pos - at
+// sumLane is fillLane for the sum and, if neg, the difference: the hot
+// loop of A + B, kept to few enough live values that the compiler holds
+// them all in registers. oi and ov must have room for len(ai)+len(bi)
+// entries; the loop writes them through unchecked pointers.
+func sumLane[I arrowsparse.Index, T arrowsparse.Number](neg, keep bool, ai, bi []I, av, bv []T, oi []I, ov []T) int {
+	n := len(ai) + len(bi)
+	if n == 0 {
+		return 0
 	}
-	return pos - at
+	av, bv, oi, ov = av[:len(ai)], bv[:len(bi)], oi[:n], ov[:n]
+	po, pv := unsafe.Pointer(unsafe.SliceData(oi)), unsafe.Pointer(unsafe.SliceData(ov))
+	iw, vw := unsafe.Sizeof(oi[0]), unsafe.Sizeof(ov[0])
+	sign := T(1)
+	if neg {
+		sign = 0
+		sign-- // -1 for every type, wrapping for the unsigned ones
+	}
+	var pos uintptr
+	i, j := 0, 0
+	for i < len(ai) && j < len(bi) {
+		ca, cb := ai[i], bi[j]
+		c := min(ca, cb)
+		sa, sb := 0, 0
+		if ca == c {
+			sa = 1
+		}
+		if cb == c {
+			sb = 1
+		}
+		xs, ys := [2]T{0, av[i]}, [2]T{0, sign * bv[j]}
+		v := xs[sa] + ys[sb]
+		*(*I)(unsafe.Add(po, pos*iw)) = c
+		*(*T)(unsafe.Add(pv, pos*vw)) = v
+		i += sa
+		j += sb
+		if keep || v != 0 {
+			pos++
+		}
+	}
+	k := int(pos)
+	for ; i < len(ai); i++ {
+		if v := av[i]; keep || v != 0 {
+			oi[k], ov[k] = ai[i], v
+			k++
+		}
+	}
+	for ; j < len(bi); j++ {
+		if v := sign * bv[j]; keep || v != 0 {
+			oi[k], ov[k] = bi[j], v
+			k++
+		}
+	}
+	return k
 }
 
-// intersectFill is unionFill for the product, over the intersection.
-func intersectFill[I arrowsparse.Index, T arrowsparse.Number](keep bool, a, b laneSet[I, T], k0, k1, at int64, oi []I, ov []T, cnt []int64) int64 {
-	pos := at
-	for k := k0; k < k1; k++ {
-		pa, pb := a.ptr[k], b.ptr[k]
-		ai, bi := a.idx[pa:a.ptr[k+1]], b.idx[pb:b.ptr[k+1]]
-		av, bv := a.val[pa:a.ptr[k+1]], b.val[pb:b.ptr[k+1]]
-		av, bv = av[:len(ai)], bv[:len(bi)]
-		i, j := 0, 0
-		for i < len(ai) && j < len(bi) {
-			ca, cb := ai[i], bi[j]
-			if ca == cb {
-				if v := av[i] * bv[j]; keep || v != 0 {
-					oi[pos], ov[pos] = ca, v
-					pos++
-				}
-			}
-			if ca <= cb {
-				i++
-			}
-			if cb <= ca {
-				j++
+// mergeLane is fillLane for the union of any operation.
+func mergeLane[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, ai, bi []I, av, bv []T, oi []I, ov []T) int {
+	av, bv = av[:len(ai)], bv[:len(bi)]
+	pos, i, j := 0, 0, 0
+	for i < len(ai) && j < len(bi) {
+		ca, cb := ai[i], bi[j]
+		c := min(ca, cb)
+		// An operand without an entry at c contributes its implicit
+		// zero: p(x, 0) and p(0, y) are what left and right give.
+		sa, sb := 0, 0
+		if ca == c {
+			sa = 1
+		}
+		if cb == c {
+			sb = 1
+		}
+		xs, ys := [2]T{0, av[i]}, [2]T{0, bv[j]}
+		v := both(p, xs[sa], ys[sb])
+		oi[pos], ov[pos] = c, v
+		i += sa
+		j += sb
+		if keep || v != 0 {
+			pos++
+		}
+	}
+	for ; i < len(ai); i++ {
+		if v := left(p, av[i]); keep || v != 0 {
+			oi[pos], ov[pos] = ai[i], v
+			pos++
+		}
+	}
+	for ; j < len(bi); j++ {
+		if v := right(p, bv[j]); keep || v != 0 {
+			oi[pos], ov[pos] = bi[j], v
+			pos++
+		}
+	}
+	return pos
+}
+
+// intersectLane is fillLane for the product, over the intersection.
+func intersectLane[I arrowsparse.Index, T arrowsparse.Number](keep bool, ai, bi []I, av, bv []T, oi []I, ov []T) int {
+	av, bv = av[:len(ai)], bv[:len(bi)]
+	pos, i, j := 0, 0, 0
+	for i < len(ai) && j < len(bi) {
+		ca, cb := ai[i], bi[j]
+		if ca == cb {
+			if v := av[i] * bv[j]; keep || v != 0 {
+				oi[pos], ov[pos] = ca, v
+				pos++
 			}
 		}
-		cnt[k+1] = pos - at
+		di, dj := 0, 0
+		if ca <= cb {
+			di = 1
+		}
+		if cb <= ca {
+			dj = 1
+		}
+		i += di
+		j += dj
 	}
-	return pos - at
+	return pos
 }
 
 // samePattern computes a p b entry by entry when a and b have the same

@@ -18,15 +18,48 @@ import (
 
 // TestParallelMatchesSerial runs the kernels on tensors large enough to be
 // split among workers (and to take the radix sort of the reductions), and
-// checks that 1, 2 and 3 workers give the same bits as the dense
-// reference.
+// checks that 1 to 5 workers give the same bits as the dense reference:
+// on operands that overlap in most places (the merges leave much of their
+// room unused) and in few (they fill nearly all of it), so that the result
+// is copied out of its room in one case and is a slice of it in the other,
+// and the runs' blocks (pairs of runs, and a single last one for an odd
+// number) are closed up.
 func TestParallelMatchesSerial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large")
 	}
 	mem := testutil.Checked(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	shape := []int64{300, 400}
+	parallelMerges(t, mem, r, []int64{1000, 1200})
+	parallelMerges(t, mem, r, []int64{300, 400})
+	// A 3-d tensor whose reductions sort 200,000 keys.
+	c3 := randomTensor(t, mem, r, []int64{60, 70, 80}, 200000, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32)
+	defer c3.Release()
+	for _, rd := range reductions {
+		for _, axes := range [][]int{{0}, {1}, {2}, {0, 2}, nil} {
+			var first []float64
+			for w := 1; w <= 3; w++ {
+				res, err := rd.f(mem, c3, axes, compute.ReduceOptions{Workers: w, Format: compute.COO})
+				require.NoError(t, err)
+				d := denseOf[float64](t, mem, res)
+				res.Release()
+				if first == nil {
+					first = d
+				} else {
+					require.True(t, equalValues(first, d), "%s %v with %d workers", rd.name, axes, w)
+				}
+			}
+			dres, err := rd.f(mem, c3, axes, compute.ReduceOptions{Format: compute.Dense})
+			require.NoError(t, err)
+			require.True(t, equalValues(first, denseOf[float64](t, mem, dres)), "%s %v sparse and dense", rd.name, axes)
+			dres.Release()
+		}
+	}
+}
+
+// parallelMerges is TestParallelMatchesSerial's check of the elementwise
+// operations, on operands of the given shape.
+func parallelMerges(t *testing.T, mem memory.Allocator, r *rand.Rand, shape []int64) {
 	ca := randomTensor(t, mem, r, shape, 100000, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int32)
 	defer ca.Release()
 	cb := randomTensor(t, mem, r, shape, 80000, arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64)
@@ -35,8 +68,10 @@ func TestParallelMatchesSerial(t *testing.T) {
 		a, b := as(t, mem, ca, f), as(t, mem, cb, f)
 		for _, op := range binaryOps {
 			var first []float64
-			for w := 1; w <= 3; w++ {
-				res, err := op.f(mem, a, b, compute.Options{Workers: w})
+			for w := 1; w <= 5; w++ {
+				// Kept zeros, with an even number of workers, let the
+				// results fill nearly all of their room.
+				res, err := op.f(mem, a, b, compute.Options{Workers: w, KeepZeros: w%2 == 0})
 				require.NoError(t, err)
 				d := denseOf[float64](t, mem, res)
 				res.Release()
@@ -60,30 +95,6 @@ func TestParallelMatchesSerial(t *testing.T) {
 		z.Release()
 		a.Release()
 		b.Release()
-	}
-
-	// A 3-d tensor whose reductions sort 200,000 keys.
-	c3 := randomTensor(t, mem, r, []int64{60, 70, 80}, 200000, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32)
-	defer c3.Release()
-	for _, rd := range reductions {
-		for _, axes := range [][]int{{0}, {1}, {2}, {0, 2}, nil} {
-			var first []float64
-			for w := 1; w <= 3; w++ {
-				res, err := rd.f(mem, c3, axes, compute.ReduceOptions{Workers: w, Format: compute.COO})
-				require.NoError(t, err)
-				d := denseOf[float64](t, mem, res)
-				res.Release()
-				if first == nil {
-					first = d
-				} else {
-					require.True(t, equalValues(first, d), "%s %v with %d workers", rd.name, axes, w)
-				}
-			}
-			dres, err := rd.f(mem, c3, axes, compute.ReduceOptions{Format: compute.Dense})
-			require.NoError(t, err)
-			require.True(t, equalValues(first, denseOf[float64](t, mem, dres)), "%s %v sparse and dense", rd.name, axes)
-			dres.Release()
-		}
 	}
 }
 

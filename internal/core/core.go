@@ -252,9 +252,17 @@ func CheckPermutation(perm []int, n int, what string) error {
 const MaxBufferBytes = 1 << 46
 
 // NewBuffer returns a buffer of n bytes from mem whose content the caller
-// overwrites. n must be at most MaxBufferBytes. The buffer must be released
-// by the caller.
+// overwrites, every byte of it: when mem is an
+// arrowsparse.UninitializedAllocator, the bytes come uncleared. n must be
+// at most MaxBufferBytes. The buffer must be released by the caller.
 func NewBuffer(mem memory.Allocator, n int64) *memory.Buffer {
+	if u, ok := mem.(arrowsparse.UninitializedAllocator); ok && n > 0 {
+		// Whole 64-byte blocks, as a resizable buffer reserves them, so
+		// that Free gets back the length Allocate gave.
+		b := memory.NewBufferWithAllocator(u.AllocateUninitialized(int((n+63)&^63)), mem)
+		b.ResizeNoShrink(int(n))
+		return b
+	}
 	b := memory.NewResizableBuffer(mem)
 	b.Resize(int(n))
 	return b

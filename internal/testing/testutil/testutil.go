@@ -30,11 +30,31 @@ import (
 
 // Checked returns a checked allocator that asserts, when t and its subtests
 // end, that every byte allocated from it has been released.
-func Checked(t testing.TB) *memory.CheckedAllocator {
+func Checked(t testing.TB) *CheckedAllocator {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := &CheckedAllocator{memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	return mem
+}
+
+// CheckedAllocator is a memory.CheckedAllocator that is also an
+// arrowsparse.UninitializedAllocator, whose uninitialized memory is filled
+// with Poison: a kernel that reads bytes of a result it did not write sees
+// garbage in the tests, not the zeros of a Go allocation.
+type CheckedAllocator struct {
+	*memory.CheckedAllocator
+}
+
+// Poison is the byte that fills a CheckedAllocator's uninitialized memory.
+const Poison = 0xA5
+
+// AllocateUninitialized returns size bytes of Poison.
+func (a *CheckedAllocator) AllocateUninitialized(size int) []byte {
+	b := a.Allocate(size)
+	for i := range b {
+		b[i] = Poison
+	}
+	return b
 }
 
 // IndexTypes are the Arrow types a sparse index may have: every signed and
