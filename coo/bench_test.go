@@ -3,8 +3,6 @@ package coo_test
 import (
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
 )
@@ -28,7 +26,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 			b.Run(f.Name(workers), func(b *testing.B) {
 				x := f.Load(b)
 				defer x.Release()
-				mem := memory.NewGoAllocator()
+				mem := benchdata.Allocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				cpu := benchdata.StartCPU()

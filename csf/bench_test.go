@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/arrowsparse/arrowsparse/coo"
 	"github.com/arrowsparse/arrowsparse/csf"
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
@@ -29,7 +27,7 @@ func BenchmarkFromCOO(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/workers=%d", w, workers), func(b *testing.B) {
 				x := benchdata.LoadCOO(b, w)
 				defer x.Release()
-				mem := memory.NewGoAllocator()
+				mem := benchdata.Allocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				var idx int64
@@ -59,7 +57,7 @@ func BenchmarkFromCOO(b *testing.B) {
 func BenchmarkMTTKRP(b *testing.B) {
 	x := benchdata.LoadCOO(b, "b_tensor3d")
 	defer x.Release()
-	mem := memory.NewGoAllocator()
+	mem := benchdata.Allocator()
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -110,7 +108,7 @@ func BenchmarkMTTKRP(b *testing.B) {
 func BenchmarkWithAxisOrder(b *testing.B) {
 	x := benchdata.LoadCOO(b, "b_tensor3d")
 	defer x.Release()
-	mem := memory.NewGoAllocator()
+	mem := benchdata.Allocator()
 	c, err := csf.FromCOO(mem, x, csf.ConvertOptions{})
 	if err != nil {
 		b.Fatal(err)

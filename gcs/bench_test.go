@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/arrowsparse/arrowsparse/gcs"
 	"github.com/arrowsparse/arrowsparse/internal/testing/benchdata"
@@ -32,7 +31,7 @@ func BenchmarkCOOToCSR(b *testing.B) {
 			b.Run(f.Name(workers), func(b *testing.B) {
 				x := f.Load(b)
 				defer x.Release()
-				mem := memory.NewGoAllocator()
+				mem := benchdata.Allocator()
 				b.ReportAllocs()
 				b.SetBytes(int64(x.CoordsBuffer().Len() + x.ValuesBuffer().Len()))
 				cpu := benchdata.StartCPU()
@@ -65,7 +64,7 @@ func csrOfWorkload(b *testing.B, name string, it arrow.DataType) *gcs.Matrix {
 func csrOfForm(b *testing.B, f benchdata.Form, it arrow.DataType) *gcs.Matrix {
 	x := f.Load(b)
 	defer x.Release()
-	m, err := gcs.MatrixFromCOO(memory.NewGoAllocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndexType: it})
+	m, err := gcs.MatrixFromCOO(benchdata.Allocator(), x, gcs.Rows, gcs.ConvertOptions{IndptrType: it, IndexType: it})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,7 +81,7 @@ func BenchmarkCSRToCSC(b *testing.B) {
 			b.Run(f.Name(workers), func(b *testing.B) {
 				m := csrOfForm(b, f, nil)
 				defer m.Release()
-				mem := memory.NewGoAllocator()
+				mem := benchdata.Allocator()
 				b.ReportAllocs()
 				cpu := benchdata.StartCPU()
 				for b.Loop() {
@@ -133,7 +132,7 @@ func BenchmarkGCSFromCOO(b *testing.B) {
 			b.Run(fmt.Sprintf("b_tensor3d/%s/workers=%d", c.name, workers), func(b *testing.B) {
 				x := benchdata.LoadCOO(b, "b_tensor3d")
 				defer x.Release()
-				mem := memory.NewGoAllocator()
+				mem := benchdata.Allocator()
 				b.ReportAllocs()
 				for b.Loop() {
 					g, err := fromCOOMapped(mem, x, c.dims, c.p, gcs.ConvertOptions{Workers: workers})

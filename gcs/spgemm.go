@@ -170,6 +170,10 @@ type spa[IB int32 | int64, T arrowsparse.Number] struct {
 	used  []int    // hash: the slots in use
 	cols  []IB     // the columns of the current row, in first-touch order
 	heap  []cursor // merge: one cursor per row of B, by (column, list)
+	// colBits is the width of B's largest column; tmp is the radix
+	// sort's scratch.
+	colBits uint
+	tmp     []IB
 }
 
 // cursor is a position in a row of B during a merge.
@@ -205,7 +209,7 @@ func gustavson[IA, IB int32 | int64, T arrowsparse.Number](mem memory.Allocator,
 	dense := cols <= 1<<22 || cols <= 4*(a.nnz+b.nnz)
 	spas := make([]*spa[IB, T], w)
 	for c := range spas {
-		s := &spa[IB, T]{dense: dense}
+		s := &spa[IB, T]{dense: dense, colBits: uint(bits.Len64(uint64(max(cols-1, 0))))}
 		if dense {
 			s.bits = make([]uint64, (cols+63)/64)
 			s.acc = make([]T, cols)
@@ -360,6 +364,43 @@ func (s *spa[IB, T]) begin(f int64) {
 	s.keys, s.vals = s.keys[:size], s.vals[:size]
 }
 
+// radixCols is the number of columns of a row of C from which sortCols
+// sorts them by radix (8 bits per pass) rather than by comparison.
+const radixCols = 256
+
+// sortCols sorts the columns of the current row.
+func (s *spa[IB, T]) sortCols() {
+	a := s.cols
+	if len(a) < radixCols {
+		slices.Sort(a)
+		return
+	}
+	if cap(s.tmp) < len(a) {
+		s.tmp = make([]IB, len(a), 2*len(a))
+	}
+	src, dst := a, s.tmp[:len(a)]
+	for shift := uint(0); shift < s.colBits; shift += 8 {
+		var at [256]int
+		for _, x := range src {
+			at[uint8(x>>shift)]++
+		}
+		sum := 0
+		for d, c := range at {
+			at[d] = sum
+			sum += c
+		}
+		for _, x := range src {
+			d := uint8(x >> shift)
+			dst[at[d]] = x
+			at[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+}
+
 // end clears what the row left in the accumulator.
 func (s *spa[IB, T]) end() {
 	if s.dense {
@@ -460,7 +501,7 @@ func accumulateRow[IA, IB int32 | int64, T arrowsparse.Number](s *spa[IB, T], ro
 			}
 		}
 	}
-	slices.Sort(s.cols)
+	s.sortCols()
 	n := 0
 	for _, j := range s.cols {
 		var v T

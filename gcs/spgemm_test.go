@@ -215,6 +215,10 @@ func TestMulMatrixParallel(t *testing.T) {
 	}{
 		{3000, 2000, 2500, 30000, 20000},    // about 10 products per entry of A: symbolic pass
 		{20000, 20000, 20000, 60000, 60000}, // 3 per entry: sized by the products
+		// Rows of C with thousands of columns, sorted by radix: 12-bit
+		// columns (two passes) and 17-bit ones (three).
+		{200, 2000, 3000, 20000, 60000},
+		{200, 2000, 100000, 20000, 60000},
 	} {
 		mem := testutil.Checked(t)
 		a := randomMatrix(t, mem, r, gcs.Rows, c.n, c.k, c.nnzA, i32, f64, true)

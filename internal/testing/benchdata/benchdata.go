@@ -10,6 +10,7 @@ package benchdata
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,8 +74,27 @@ func ReadHeader(dir string) (Header, error) {
 }
 
 // readAligned reads a whole file into an 8-aligned Go-allocated buffer
-// (no reference counting: the garbage collector frees it).
+// (no reference counting: the garbage collector frees it) or, with
+// BENCH_ALLOC=hugepages, into a buffer of Allocator() (released by the
+// Release of its last holder), so that a benchmark's operands are in huge
+// pages as NumPy's arrays read by np.fromfile are.
 func readAligned(path string, want int64) (*memory.Buffer, error) {
+	if os.Getenv("BENCH_ALLOC") == "hugepages" && want > 0 {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil || st.Size() != want {
+			return nil, fmt.Errorf("%s: want %d bytes", path, want)
+		}
+		b := hugeMem.Allocate(int(want))
+		if _, err := io.ReadFull(f, b); err != nil {
+			hugeMem.Free(b)
+			return nil, err
+		}
+		return memory.NewBufferWithAllocator(b, hugeMem), nil
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -119,6 +139,8 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	defer cb.Release()
+	defer vb.Release()
 	t, err := coo.New(arrow.PrimitiveTypes.Float64, it, h.Shape, cb, coo.ColMajor, vb, h.Nnz)
 	if err != nil {
 		tb.Fatal(err)
