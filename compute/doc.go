@@ -115,5 +115,10 @@
 // kernels on up to Options.Workers goroutines (0: GOMAXPROCS), splitting
 // lanes, entries or sorted runs among them; results do not depend on the
 // number of workers, bit for bit. Map's function runs on those goroutines
-// and must be safe for concurrent use.
+// and must be safe for concurrent use. A merge of matrices writes each
+// run of lanes, in one pass, into room sized for the union of its lanes
+// (for a product, the intersection); the runs go in pairs that meet, the
+// first filling its room backwards, so that on two workers no gap is left
+// to close. Result buffers come uncleared from an allocator that
+// implements arrowsparse.UninitializedAllocator.
 package compute

@@ -158,9 +158,13 @@
 // A with few entries merges the sorted rows of B that it scales (a heap of
 // cursors, columns coming out in order); a longer row accumulates in a
 // dense array of B's columns (a hash table when B is very wide) and sorts
-// its columns. The result is allocated once: at the number of
-// multiplications when they are at most four times the operands' entries,
-// else at the exact size counted by a symbolic pass.
+// its columns (by radix, 8 bits a pass, from 256 columns). The rows of B
+// are read in random order: on amd64 each worker prefetches the rows that
+// the row of C two ahead needs (and their index pointers four ahead),
+// which made the product on the bench workload a quarter faster. The
+// result is allocated once: at the number of multiplications when they
+// are at most four times the operands' entries, else at the exact size
+// counted by a symbolic pass.
 //
 // # Concurrency
 //

@@ -32,12 +32,13 @@ import (
 // rows of the CSR product among o.Workers goroutines in ranges of equal
 // numbers of multiplications; each row is the sum, in A's storage order,
 // of A's entries times B's rows, so C does not depend on the number of
-// workers. A first pass counts each row's columns exactly (a marker per
-// column and worker), so that C's buffers are allocated once at their
-// final size: the memory beyond the inputs and C is two arrays of B's
-// columns per worker (a hash table per row instead, sized by the row's
-// multiplications, when B has more columns than 4·(NNZ(A)+NNZ(B)) and
-// 2^22), whatever the number of multiplications. C's indices have B's
+// workers. C's buffers are allocated once: at the number of
+// multiplications when it is at most 4·(NNZ(A)+NNZ(B)), else at the exact
+// size that a first pass counts (a marker per column and worker). The
+// memory beyond the inputs and C is two arrays of B's columns per worker
+// (a hash table per row instead, sized by the row's multiplications, when
+// B has more columns than 4·(NNZ(A)+NNZ(B)) and 2^22), whatever the number
+// of multiplications. C's indices have B's
 // index type (widened if B's columns need it) and its pointers A's
 // pointer type, widened to hold NNZ(C). The result must be released by
 // the caller.
