@@ -40,11 +40,6 @@ func bytesOf(b *memory.Buffer) []byte {
 // readInts returns n integers of index type dt from b, widened to int64.
 // An int64 buffer is returned in place (aliasing b).
 func readInts(b []byte, dt arrow.DataType, n int64) []int64 {
-	return readIntsOn(b, dt, n, 1)
-}
-
-// readIntsOn is readInts, widening on w goroutines when n is large.
-func readIntsOn(b []byte, dt arrow.DataType, n int64, w int) []int64 {
 	if n == 0 {
 		return nil
 	}
@@ -52,13 +47,37 @@ func readIntsOn(b []byte, dt arrow.DataType, n int64, w int) []int64 {
 		return core.MustSliceBytes[int64](b)[:n]
 	}
 	d := make([]int64, n)
+	widenInto(d, b[:n*int64(arrowsparse.ByteWidth(dt))], dt)
+	return d
+}
+
+// scratchInts returns n int64s from mem, which the caller overwrites, and
+// the function that releases them.
+func scratchInts(mem memory.Allocator, n int64) ([]int64, func()) {
+	if n == 0 {
+		return nil, func() {}
+	}
+	b := core.NewBuffer(mem, 8*n)
+	return core.MustSliceBytes[int64](b.Bytes())[:n], b.Release
+}
+
+// readIntsOn is readInts into memory from mem, widening on w goroutines
+// when n is large. It returns the function that releases that memory.
+func readIntsOn(mem memory.Allocator, b []byte, dt arrow.DataType, n int64, w int) ([]int64, func()) {
+	if n == 0 {
+		return nil, func() {}
+	}
+	if dt.ID() == arrow.INT64 {
+		return core.MustSliceBytes[int64](b)[:n], func() {}
+	}
+	d, release := scratchInts(mem, n)
 	bw := int64(arrowsparse.ByteWidth(dt))
 	w = workersFor(w, n)
 	par.Do(w, func(c int) {
 		lo, hi := n*int64(c)/int64(w), n*int64(c+1)/int64(w)
 		widenInto(d[lo:hi], b[lo*bw:hi*bw], dt)
 	})
-	return d
+	return d, release
 }
 
 // widenInto writes the len(d) integers of index type dt in b, other than

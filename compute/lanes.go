@@ -33,9 +33,10 @@ type laneSet[I arrowsparse.Index, T arrowsparse.Number] struct {
 	val []T
 }
 
-// lanesOf returns m's lanes, widening its index pointers on up to workers
-// goroutines; I and T must be its index and value types.
-func lanesOf[I arrowsparse.Index, T arrowsparse.Number](m *gcs.Matrix, workers int) laneSet[I, T] {
+// lanesOf returns m's lanes, widening its index pointers into memory from
+// mem on up to workers goroutines, and the function that releases that
+// memory; I and T must be m's index and value types.
+func lanesOf[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, m *gcs.Matrix, workers int) (laneSet[I, T], func()) {
 	idx, err := gcs.Indices[I](m)
 	if err != nil {
 		panic(arrowsparse.PanicError{Msg: "compute: " + err.Error()})
@@ -44,7 +45,8 @@ func lanesOf[I arrowsparse.Index, T arrowsparse.Number](m *gcs.Matrix, workers i
 	if err != nil {
 		panic(arrowsparse.PanicError{Msg: "compute: " + err.Error()})
 	}
-	return laneSet[I, T]{ptr: readIntsOn(bytesOf(m.IndptrBuffer()), m.IndptrType(), m.Lanes()+1, workers), idx: idx, val: val}
+	ptr, release := readIntsOn(mem, bytesOf(m.IndptrBuffer()), m.IndptrType(), m.Lanes()+1, workers)
+	return laneSet[I, T]{ptr: ptr, idx: idx, val: val}, release
 }
 
 // splitLanes cuts the lanes of a and b into w runs of nearly equal numbers
@@ -74,7 +76,10 @@ func splitLanes(pa, pb []int64, w int) []int64 {
 // value type and index type, whose lanes are strictly increasing. The
 // result is a canonical matrix along the same axis.
 func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocator, a, b *gcs.Matrix, p op, keep bool, workers int, ptrType arrow.DataType) (*gcs.Matrix, error) {
-	la, lb := lanesOf[I, T](a, workers), lanesOf[I, T](b, workers)
+	la, releaseA := lanesOf[I, T](mem, a, workers)
+	defer releaseA()
+	lb, releaseB := lanesOf[I, T](mem, b, workers)
+	defer releaseB()
 	major := a.Lanes()
 	if r, ok, err := samePattern(mem, a, b, la, lb, p, keep, workers); ok || err != nil {
 		return r, err
@@ -121,7 +126,8 @@ func mergeMatrices[I arrowsparse.Index, T arrowsparse.Number](mem memory.Allocat
 	// contiguous, whatever its runs left out (overlaps, zero results), and
 	// on two workers the result needs no closing of gaps at all. ends[k+1]
 	// is where lane k ends in the room; lo and hi are each run's span.
-	ends := make([]int64, major+1)
+	ends, releaseEnds := scratchInts(mem, major+1)
+	defer releaseEnds()
 	lo, hi := make([]int64, w), make([]int64, w)
 	back := func(c int) bool { return c%2 == 0 && c+1 < w }
 	par.Do(w, func(c int) {
