@@ -9,10 +9,10 @@ import "unsafe"
 // rows before it are computed, instead of stalling its merge.
 
 //go:noescape
-func prefetchRows32(ks unsafe.Pointer, n int, pb, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint)
+func prefetchRows32(ks unsafe.Pointer, n int, pb unsafe.Pointer, npb int, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint)
 
 //go:noescape
-func prefetchRows64(ks unsafe.Pointer, n int, pb, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint)
+func prefetchRows64(ks unsafe.Pointer, n int, pb unsafe.Pointer, npb int, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint)
 
 //go:noescape
 func prefetchPointers32(ks unsafe.Pointer, n int, pb unsafe.Pointer)

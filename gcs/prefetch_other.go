@@ -8,10 +8,10 @@ import "unsafe"
 // this platform, where they do nothing.
 const canPrefetch = false
 
-func prefetchRows32(ks unsafe.Pointer, n int, pb, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint) {
+func prefetchRows32(ks unsafe.Pointer, n int, pb unsafe.Pointer, npb int, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint) {
 }
 
-func prefetchRows64(ks unsafe.Pointer, n int, pb, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint) {
+func prefetchRows64(ks unsafe.Pointer, n int, pb unsafe.Pointer, npb int, bi unsafe.Pointer, bshift uint, vb unsafe.Pointer, vshift uint) {
 }
 
 func prefetchPointers32(ks unsafe.Pointer, n int, pb unsafe.Pointer) {}

@@ -636,9 +636,9 @@ func prefetchRows[IA int32 | int64](f *prefetcher, ks []IA) {
 	}
 	p, pb := unsafe.Pointer(unsafe.SliceData(ks)), unsafe.Pointer(unsafe.SliceData(f.pb))
 	if unsafe.Sizeof(ks[0]) == 4 {
-		prefetchRows32(p, len(ks), pb, f.bi, f.bshift, f.vb, f.vshift)
+		prefetchRows32(p, len(ks), pb, len(f.pb), f.bi, f.bshift, f.vb, f.vshift)
 	} else {
-		prefetchRows64(p, len(ks), pb, f.bi, f.bshift, f.vb, f.vshift)
+		prefetchRows64(p, len(ks), pb, len(f.pb), f.bi, f.bshift, f.vb, f.vshift)
 	}
 }
 

@@ -266,3 +266,40 @@ func TestMulMatrixParallel(t *testing.T) {
 		b.Release()
 	}
 }
+
+// TestMulMatrixTrustedOutOfShape: an index outside the shape in a matrix
+// built with WithTrusted makes MulMatrix panic, as WithTrusted's
+// documentation says, and never kill the process: the count of
+// multiplications meets it first, and the prefetches of B's rows
+// (assembly on amd64, which reads B's pointers unchecked) skip such an
+// index too.
+func TestMulMatrixTrustedOutOfShape(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	for _, bad := range []int64{5, 1 << 40, -3} {
+		for _, it := range []arrow.DataType{i32, arrow.PrimitiveTypes.Int64} {
+			if it.ID() == arrow.INT32 && bad != int64(int32(bad)) {
+				continue
+			}
+			ptr := memory.NewBufferBytes(arrow.Int64Traits.CastToBytes([]int64{0, 0, 0, 0, 0, 1, 1}))
+			idx := memory.NewBufferBytes(arrow.Int64Traits.CastToBytes([]int64{bad}))
+			if it.ID() == arrow.INT32 {
+				idx = memory.NewBufferBytes(arrow.Int32Traits.CastToBytes([]int32{int32(bad)}))
+			}
+			val := memory.NewBufferBytes(arrow.Float64Traits.CastToBytes([]float64{2}))
+			// Six rows, the entry in row 4, which is prefetched ahead.
+			a, err := gcs.New(arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64, it, []int64{6, 3}, gcs.Rows, ptr, idx, val, 1, gcs.WithTrusted())
+			require.NoError(t, err)
+			b, err := gcs.FromSlices(mem, gcs.Rows, []int64{3, 3}, []int64{0, 1, 2, 3}, []int64{0, 1, 2}, []float64{1, 1, 1})
+			require.NoError(t, err)
+			func() {
+				defer func() { _ = recover() }()
+				c, err := gcs.MulMatrix(mem, a, b, gcs.KernelOptions{Workers: 1})
+				if err == nil {
+					c.Release()
+				}
+			}()
+			a.Release()
+			b.Release()
+		}
+	}
+}
