@@ -266,15 +266,7 @@ func sumLane[I arrowsparse.Index, T arrowsparse.Number](neg, keep bool, ai, bi [
 	var pos uintptr
 	i, j := 0, 0
 	for i < len(ai) && j < len(bi) {
-		ca, cb := ai[i], bi[j]
-		c := min(ca, cb)
-		sa, sb := 0, 0
-		if ca == c {
-			sa = 1
-		}
-		if cb == c {
-			sb = 1
-		}
+		c, sa, sb := step(ai[i], bi[j])
 		xs, ys := [2]T{0, av[i]}, [2]T{0, sign * bv[j]}
 		v := xs[sa] + ys[sb]
 		*(*I)(unsafe.Add(po, pos*iw)) = c
@@ -301,22 +293,28 @@ func sumLane[I arrowsparse.Index, T arrowsparse.Number](neg, keep bool, ai, bi [
 	return k
 }
 
+// step is one step of a union's merge: the smaller of the next indices
+// ca and cb, and for each side 1 if it holds that index (it advances),
+// else 0.
+func step[I arrowsparse.Index](ca, cb I) (c I, sa, sb int) {
+	c = min(ca, cb)
+	if ca == c {
+		sa = 1
+	}
+	if cb == c {
+		sb = 1
+	}
+	return c, sa, sb
+}
+
 // mergeLane is fillLane for the union of any operation.
 func mergeLane[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, ai, bi []I, av, bv []T, oi []I, ov []T) int {
 	av, bv = av[:len(ai)], bv[:len(bi)]
 	pos, i, j := 0, 0, 0
 	for i < len(ai) && j < len(bi) {
-		ca, cb := ai[i], bi[j]
-		c := min(ca, cb)
 		// An operand without an entry at c contributes its implicit
 		// zero: p(x, 0) and p(0, y) are what left and right give.
-		sa, sb := 0, 0
-		if ca == c {
-			sa = 1
-		}
-		if cb == c {
-			sb = 1
-		}
+		c, sa, sb := step(ai[i], bi[j])
 		xs, ys := [2]T{0, av[i]}, [2]T{0, bv[j]}
 		v := both(p, xs[sa], ys[sb])
 		oi[pos], ov[pos] = c, v
