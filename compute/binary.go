@@ -153,6 +153,9 @@ func mergeMatrix(mem memory.Allocator, a, b *gcs.Matrix, p op, o Options) (*gcs.
 		return nil, err
 	}
 	defer b.Release()
+	if hypersparse(a, b) {
+		return mergeHypersparse(mem, a, b, p, o)
+	}
 	it := wider(a.IndexType(), b.IndexType())
 	if a, err = a.WithIndexTypes(mem, nil, it); err != nil {
 		return nil, err
@@ -168,6 +171,47 @@ func mergeMatrix(mem memory.Allocator, a, b *gcs.Matrix, p op, o Options) (*gcs.
 	}
 	defer r.Release()
 	return r.WithIndexTypes(mem, nil, o.IndexType)
+}
+
+// hypersparse reports whether two matrices have many more lanes than
+// entries: then the lane merge's arrays per lane (widened pointers and
+// ends, 8 bytes a lane each) would dwarf the entries, up to gigabytes for
+// a shape of 2^31 rows holding a handful of values.
+func hypersparse(a, b *gcs.Matrix) bool {
+	return a.Lanes() > 4*(a.NNZ()+b.NNZ())+1<<16
+}
+
+// mergeHypersparse is mergeMatrix for hypersparse canonical operands: it
+// merges their entries by coordinates, in memory in proportion to the
+// entries, and compresses the result once (its pointers are the only
+// array per lane).
+func mergeHypersparse(mem memory.Allocator, a, b *gcs.Matrix, p op, o Options) (*gcs.Matrix, error) {
+	it, err := chooseIndex(o.IndexType, wider(a.IndexType(), b.IndexType()), maxDim(a.Shape())-1, "the indices of the result")
+	if err != nil {
+		return nil, err
+	}
+	// A CSR's entries come row-major, which buildCOO can claim; a CSC's
+	// come column by column, and the compression sorts them.
+	order, rowMajor := []int{0, 1}, true
+	if a.Axis() == gcs.Cols {
+		order, rowMajor = []int{1, 0}, false
+	}
+	r, err := withEntries(a, b, order, p, o.KeepZeros, func(coords []int64, vals []byte, n int64) (arrowsparse.Tensor, error) {
+		pt, err := chooseIndex(o.IndptrType, wider(a.IndptrType(), b.IndptrType()), n, "the number of entries of the result")
+		if err != nil {
+			return nil, err
+		}
+		c, err := buildCOO(mem, a.Shape(), a.DimNames(), coords, a.DataType(), vals, n, it, rowMajor)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		return gcs.MatrixFromCOO(mem, c, a.Axis(), gcs.ConvertOptions{Workers: o.Workers, IndexType: it, IndptrType: pt})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.(*gcs.Matrix), nil
 }
 
 // canonicalMatrix returns m if it is canonical (retained), and otherwise

@@ -476,10 +476,25 @@ func (m *Matrix) retyped(mem memory.Allocator, o ConvertOptions) (*Matrix, error
 		return nil, err
 	}
 	ix := m.ix()
-	ptrs := make([]int64, major+1)
-	ix.pointers(m, 0, major, ptrs)
-	indptr := core.NewBuffer(mem, (major+1)*int64(arrowsparse.ByteWidth(pt)))
-	coords.For(pt).Put(indptr.Bytes(), 0, ptrs)
+	var indptr *memory.Buffer
+	if arrow.TypeEqual(pt, m.indptrType) {
+		// The pointers are shared: a hypersparse shape's may be most of
+		// the matrix.
+		m.indptr.Retain()
+		indptr = m.indptr
+	} else {
+		need := (major + 1) * int64(arrowsparse.ByteWidth(pt))
+		if err := core.CheckAlloc(need, "gcs: the index pointers"); err != nil {
+			return nil, err
+		}
+		indptr = core.NewBuffer(mem, need)
+		ptrs := make([]int64, min(major+1, chunk))
+		for a := int64(0); a <= major; a += chunk {
+			b := min(a+chunk, major+1)
+			ix.pointers(m, a, b-1, ptrs[:b-a])
+			coords.For(pt).Put(indptr.Bytes(), a, ptrs[:b-a])
+		}
+	}
 	indices := core.NewBuffer(mem, m.nnz*int64(arrowsparse.ByteWidth(it)))
 	buf := make([]int64, min(m.nnz, chunk))
 	limit := arrowsparse.IndexMax(it)
