@@ -201,6 +201,10 @@ func fillRun[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, a, b la
 		pos := from
 		for k := k0; k < k1; k++ {
 			pa, pb, qa, qb := a.ptr[k], b.ptr[k], a.ptr[k+1], b.ptr[k+1]
+			if pa == qa && pb == qb {
+				ends[k+1] = pos // empty in both: most lanes of a very sparse shape
+				continue
+			}
 			pos += fillLane(p, keep, a.idx[pa:qa], b.idx[pb:qb], a.val[pa:qa], b.val[pb:qb], oi[pos:to], ov[pos:to])
 			ends[k+1] = pos
 		}
@@ -213,6 +217,9 @@ func fillRun[I arrowsparse.Index, T arrowsparse.Number](p op, keep bool, a, b la
 	for k := k1 - 1; k >= k0; k-- {
 		ends[k+1] = pos
 		pa, pb, qa, qb := a.ptr[k], b.ptr[k], a.ptr[k+1], b.ptr[k+1]
+		if pa == qa && pb == qb {
+			continue
+		}
 		room := min(qa-pa, qb-pb)
 		if p.union() {
 			room = qa - pa + qb - pb
