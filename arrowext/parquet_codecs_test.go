@@ -25,20 +25,7 @@ func TestZstdBounded(t *testing.T) {
 		0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, // content size 1 GiB
 		0x0b, 0x00, 0x00, 0x41, // last block, RLE of one byte 'A'
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err = compress.Decode(codec, make([]byte, 0, 4096), frame)
-	runtime.ReadMemStats(&after)
-	require.Error(t, err)
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated by a failed decode")
-
-	src := []byte("a Parquet page of values, a Parquet page of values, a Parquet page of values")
-	enc := codec.Encode(nil, src)
-	got, err := compress.Decode(codec, make([]byte, 0, len(src)), enc)
-	require.NoError(t, err)
-	require.Equal(t, src, got)
-	_, err = compress.Decode(codec, make([]byte, 0, len(src)-1), enc)
-	require.Error(t, err, "output larger than the buffer")
+	checkBounded(t, codec, frame, func(n int) []byte { return make([]byte, 0, n) })
 }
 
 // TestSnappyBounded: a Snappy block announcing 3 GiB fails without being
@@ -48,18 +35,29 @@ func TestSnappyBounded(t *testing.T) {
 	require.NoError(t, err)
 	block := binary.AppendUvarint(nil, 3<<30)
 	block = append(block, 0x00, 0x41)
+	checkBounded(t, codec, block, func(n int) []byte { return make([]byte, n) })
+}
+
+// checkBounded decodes hostile, which announces far more than it holds,
+// into a buffer of 4096 bytes from buf and checks that the decode fails
+// having allocated under 1 MiB; then that a valid block decodes into a
+// buffer of its exact size and fails into one a byte short. buf makes the
+// page buffer of n bytes as arrow-go's reader passes it to the codec
+// (Zstd: capacity n, Snappy: length n).
+func checkBounded(t *testing.T, codec compress.Codec, hostile []byte, buf func(n int) []byte) {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err = compress.Decode(codec, make([]byte, 0, 4096), block)
+	_, err := compress.Decode(codec, buf(4096), hostile)
 	runtime.ReadMemStats(&after)
 	require.Error(t, err)
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated by a failed decode")
 
 	src := []byte("a Parquet page of values, a Parquet page of values, a Parquet page of values")
 	enc := codec.Encode(nil, src)
-	got, err := compress.Decode(codec, make([]byte, len(src)), enc)
+	got, err := compress.Decode(codec, buf(len(src)), enc)
 	require.NoError(t, err)
 	require.Equal(t, src, got)
-	_, err = compress.Decode(codec, make([]byte, len(src)-1), enc)
+	_, err = compress.Decode(codec, buf(len(src)-1), enc)
 	require.Error(t, err, "output larger than the buffer")
 }
