@@ -474,6 +474,7 @@ type bucketSorter struct {
 	lows   []uint64 // staged key bits, ws words per entry, least significant first (ties and multi-word keys)
 	tab    []uint64 // keys by key number
 	e      []uint64 // one effective key
+	cnt    *digitCounts
 	bucket Bucket
 }
 
@@ -506,9 +507,8 @@ func (bs *bucketSorter) sort(b uint64, lo, hi int) *Bucket {
 	room := 64 - ib // key bits that fit beside a position
 	w := bs.words[:m]
 	if r.r <= room {
-		loadWords(w, r.sk, r.kw, r.ke, lo, ib)
 		skip := min(r.s.SortedBits, r.r)
-		w = sortBucket(w, bs.tmp[:m], ib+skip, r.r-skip)
+		w = bs.loadSort(w, lo, ib, ib+skip, r.r-skip)
 		bk.Words = w
 		if r.w == 1 {
 			bk.Base = r.lay.high[0] | b<<r.r
@@ -541,6 +541,35 @@ func (bs *bucketSorter) sort(b uint64, lo, hi int) *Bucket {
 	bk.Words = w
 	bs.rankWide(b, w, lows)
 	return bk
+}
+
+// loadSort loads the staged keys of the bucket's entries, from position
+// lo, as words lowkey<<ib | j, sorts them by bits [sh, sh+rb) and returns
+// the slice holding the result (w or a prefix of bs.tmp). The digits of
+// every LSD pass are counted while the words are loaded, which saves each
+// pass a reading of the bucket.
+func (bs *bucketSorter) loadSort(w []uint64, lo int, ib, sh, rb uint) []uint64 {
+	r := bs.r
+	m := len(w)
+	passes := lsdPasses(rb)
+	if m <= 48 || rb == 0 || passes > maxPasses || m < 1<<((rb+passes-1)/passes-1) || uint64(m) >= 1<<32 {
+		loadWords(w, r.sk, r.kw, r.ke, lo, ib)
+		return sortBucket(w, bs.tmp[:m], sh, rb)
+	}
+	dw := (rb + passes - 1) / passes
+	if bs.cnt == nil {
+		bs.cnt = new(digitCounts)
+	}
+	cnt := bs.cnt[:passes]
+	for p := range cnt {
+		clear(cnt[p][:1<<dw])
+	}
+	if r.kw == 4 {
+		loadCount(w, castU32(r.sk), r.ke, lo, ib, sh, dw, cnt)
+	} else {
+		loadCount(w, castU64(r.sk), r.ke, lo, ib, sh, dw, cnt)
+	}
+	return radixCounted(w, bs.tmp[:m], sh, dw, cnt)
 }
 
 // ties orders each run of words with equal top bits by the entries'

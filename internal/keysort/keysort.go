@@ -50,6 +50,81 @@ func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 	return src
 }
 
+// maxPasses is the most LSD passes of 11-bit digits (64-bit words).
+const maxPasses = 6
+
+// digitCount counts the words of each digit value (at most 11 bits) in one
+// pass of an LSD sort; digitCounts holds one per pass.
+type (
+	digitCount  [1 << 11]uint32
+	digitCounts [maxPasses]digitCount
+)
+
+// loadCount writes w[j] = src[(lo+j)·ke]<<ib | j for every j and counts, for
+// each pass p of len(cnt), the words by their digit p: bits [sh+p·dw,
+// sh+(p+1)·dw), dw ≤ 11.
+func loadCount[K uint32 | uint64](w []uint64, src []K, ke, lo int, ib, sh, dw uint, cnt []digitCount) {
+	src = src[lo*ke:]
+	mask := uint64(1)<<dw - 1
+	switch len(cnt) {
+	case 2:
+		c0, c1 := &cnt[0], &cnt[1]
+		for j := range w {
+			x := uint64(src[j*ke])<<ib | uint64(j)
+			w[j] = x
+			c0[(x>>sh)&mask&2047]++
+			c1[(x>>(sh+dw))&mask&2047]++
+		}
+	case 3:
+		c0, c1, c2 := &cnt[0], &cnt[1], &cnt[2]
+		for j := range w {
+			x := uint64(src[j*ke])<<ib | uint64(j)
+			w[j] = x
+			c0[(x>>sh)&mask&2047]++
+			c1[(x>>(sh+dw))&mask&2047]++
+			c2[(x>>(sh+2*dw))&mask&2047]++
+		}
+	default:
+		for j := range w {
+			x := uint64(src[j*ke])<<ib | uint64(j)
+			w[j] = x
+			for p := range cnt {
+				cnt[p][(x>>(sh+uint(p)*dw))&mask&2047]++
+			}
+		}
+	}
+}
+
+// radixCounted sorts words by bits [sh, sh+len(cnt)·dw) with one LSD pass
+// per element of cnt, which holds each pass's digit counts (loadCount), and
+// returns the slice holding the result: words itself or a prefix of tmp.
+// Passes whose digit is the same for every word are skipped.
+func radixCounted(words, tmp []uint64, sh, dw uint, cnt []digitCount) []uint64 {
+	m := len(words)
+	mask := uint64(1)<<dw - 1
+	src, dst := words, tmp[:m]
+	for p := range cnt {
+		s := sh + uint(p)*dw
+		c := &cnt[p]
+		if int(c[(src[0]>>s)&mask&2047]) == m {
+			continue // one digit for all: the pass would copy
+		}
+		var sum uint32
+		for d := range 1 << dw {
+			v := c[d]
+			c[d] = sum
+			sum += v
+		}
+		for _, w := range src {
+			d := (w >> s) & mask & 2047
+			dst[c[d]] = w
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
 func insertion(a []uint64) {
 	for i := 1; i < len(a); i++ {
 		x := a[i]
