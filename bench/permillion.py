@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Milliseconds per million entries: this module next to scipy and
-pydata/sparse on the scaling workloads, from one run.
+pydata/sparse on the scaling workloads, from one run or from interleaved
+rounds.
 
-Usage: permillion.py --anchors RESULTS_DIR --ours GO_BENCH_OUTPUT
+Usage: permillion.py --anchors ANCHORS_JSONL --ours GO_BENCH_OUTPUT
 
-RESULTS_DIR holds py_wide.jsonl from bench/harness/py/wide.py (scipy,
+ANCHORS_JSONL holds the rows of bench/harness/py/wide.py (scipy,
 pydata-sparse and numpy on workload a at 1M to 100M entries and on the
-10M-entry tensors); GO_BENCH_OUTPUT is `go test -bench` output of
-BenchmarkCanonicalize (coo), BenchmarkCOOToCSR and BenchmarkCSRToCSC (gcs)
-and BenchmarkFromCOO (csf). Every cell is the median over the samples,
+10M-entry tensors), from one run or from several rounds (bench/scale.sh:
+the rounds' medians are reduced to their median); GO_BENCH_OUTPUT is
+`go test -bench` output of BenchmarkCanonicalize (coo), BenchmarkCOOToCSR
+and BenchmarkCSRToCSC (gcs) and BenchmarkFromCOO (csf). Every cell is the median over the samples,
 divided by the workload's entries in millions: wall time, with the CPU
 time (Go: cpu-ms/op, the process's; Python: time.process_time) in
 brackets. Standard library only; the table is Markdown on stdout.
@@ -63,10 +65,12 @@ def anchors(path):
             if "error" in r:
                 cannot.add(key)
             if "median_s" in r:
-                wall[key] = r["median_s"] * 1e3
+                wall.setdefault(key, []).append(r["median_s"] * 1e3)
             if "cpu_median_s" in r:
-                cpu[key] = r["cpu_median_s"] * 1e3
-    return wall, cpu, cannot
+                cpu.setdefault(key, []).append(r["cpu_median_s"] * 1e3)
+    # Several rounds (bench/scale.sh): the median of the rounds' medians.
+    return ({k: statistics.median(v) for k, v in wall.items()},
+            {k: statistics.median(v) for k, v in cpu.items()}, cannot)
 
 
 def med(d, k):
