@@ -12,6 +12,9 @@
 // lowkey<<ib | j, where j is the entry's position in its bucket (ib ≈ 15
 // bits, not the log2(nnz) bits of a global entry number), and a Reduce call
 // that reads the bucket's values in cache and writes its output compactly.
+// The digits of the LSD passes (up to three) are counted while the words
+// are built from the staged keys, so each pass reads the bucket once, to
+// place it.
 // Buckets are split among workers by size; the workers' output ranges are
 // moved together at the end when Reduce merged entries. Results never
 // depend on the number of workers.
