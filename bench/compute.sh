@@ -20,13 +20,7 @@
 #                        (SpGEMM A·A), generated here if absent
 # Results: $BENCH_WORK/compute_go.txt, compute_anchors.jsonl, compute_ratios.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
-WORK=${BENCH_WORK:-$ROOT/build/bench}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-export BENCH_DATA=${BENCH_DATA:-$WORK/data}
+source "$(dirname "$0")/env.sh"
 COUNT=${COUNT:-5}
 PY=${PY:-/usr/bin/python3}
 

@@ -22,14 +22,8 @@
 #                                 # MTX_ROUNDS=5 rounds of paired runs
 #   SKIP_COMPUTE=1                # leave out bench/compute.sh (~20 min)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
-WORK=${BENCH_WORK:-$ROOT/build/bench}
+source "$(dirname "$0")/env.sh"
 COUNT=${COUNT:-5}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-export BENCH_DATA=${BENCH_DATA:-$WORK/data}
 export BENCH_BIG=${BENCH_BIG:-0}
 
 if [ ! -d "$ANCHORS" ]; then

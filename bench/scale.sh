@@ -17,13 +17,7 @@
 # under $BENCH_DATA (bench/run.sh generates them). Results:
 # $BENCH_WORK/scale_anchors.jsonl, scale_go.txt and scale.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-ANCHORS=${ANCHORS:-$ROOT/../shared/bench}
-WORK=${BENCH_WORK:-$ROOT/build/bench}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-export BENCH_DATA=${BENCH_DATA:-$WORK/data}
+source "$(dirname "$0")/env.sh"
 ROUNDS=${ROUNDS:-3}
 REPS=${REPS:-3}
 BT=${BENCHTIME:-3x}

@@ -16,12 +16,7 @@
 # make python-test has both). Results: $BENCH_WORK/tables_go.txt,
 # tables_anchors.jsonl, tables.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-WORK=${BENCH_WORK:-$ROOT/build/bench}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-export BENCH_DATA=${BENCH_DATA:-$WORK/data}
+source "$(dirname "$0")/env.sh"
 ROUNDS=${ROUNDS:-3}
 PY=${PY:-$ROOT/.venv/bin/python}
 if [ ! -f "$BENCH_DATA/a_powerlaw2d/header.json" ]; then
