@@ -131,6 +131,7 @@ func (t *Tensor) sorted(mem memory.Allocator, p arrowsparse.Duplicates, workers 
 		StageKeys:      cb,
 		StageKeyStride: int(rw),
 		StageVals:      vb,
+		Mem:            mem,
 	}
 	u := srt.Run()
 	return cbuf, values, int64(u), dup.Load()

@@ -259,6 +259,7 @@ func sortAndBuild(mem memory.Allocator, s *buildSpec, e *entries, p arrowsparse.
 			copy(vb[int64(dst)*vw:], vb[int64(src)*vw:int64(src+m)*vw])
 		},
 		StageVals: vb,
+		Mem:       mem,
 	}
 	if w == 1 {
 		srt.StageKeys, srt.StageKeyStride = core.BytesOf(keys[0]), 8

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
@@ -62,6 +64,12 @@ type Carry struct {
 	StageKeys      []byte
 	StageKeyStride int
 	StageVals      []byte
+
+	// Mem, if not nil, supplies the staging arrays that are not lent (the
+	// caller's allocator, so that they come from huge pages or are
+	// accounted for like its other memory); they are released before Run
+	// returns. With nil they come from the Go heap.
+	Mem memory.Allocator
 }
 
 // Bucket is one bucket of sorted entries handed to Carry.Reduce. Word x of
@@ -213,7 +221,7 @@ func (s *Carry) Run() int {
 	}
 	r.chunks = split(r.n, r.workers)
 	r.survey()
-	r.stage()
+	defer r.stage()()
 	r.scatter()
 	segs, counts := r.sortBuckets()
 	return r.compact(segs, counts)
@@ -329,8 +337,9 @@ func (r *carryRun) survey() {
 	r.starts = bucketStarts(hist)
 }
 
-// stage picks the staging arrays of phase 2.
-func (r *carryRun) stage() {
+// stage picks the staging arrays of phase 2 and returns the function that
+// releases those it allocated.
+func (r *carryRun) stage() (release func()) {
 	s, n := r.s, r.n
 	r.kw, r.ws = 4, 1
 	if r.r > 32 {
@@ -338,14 +347,23 @@ func (r *carryRun) stage() {
 	}
 	need := r.kw * r.ws
 	st := s.StageKeyStride
+	var rk, rv func()
 	if s.StageKeys != nil && st >= need && st <= 2*need && st%r.kw == 0 && len(s.StageKeys) >= st*(n-1)+need {
 		r.sk, r.ke = s.StageKeys, st/r.kw
 	} else {
-		r.sk, r.ke = alloc(need*n), r.ws
+		r.sk, rk = scratch(s.Mem, need*n)
+		r.ke = r.ws
 	}
 	r.sv = s.StageVals
 	if len(r.sv) < s.VW*n {
-		r.sv = alloc(s.VW * n)
+		r.sv, rv = scratch(s.Mem, s.VW*n)
+	}
+	return func() {
+		for _, f := range []func(){rk, rv} {
+			if f != nil {
+				f()
+			}
+		}
 	}
 }
 

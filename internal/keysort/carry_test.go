@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,6 +24,35 @@ type carryCase struct {
 	merge   bool
 	lend    bool // lend staging arrays (output buffers) to the sort
 	stride  int  // with lend: the staged key stride in bytes (0: 8·w)
+	mem     bool // staging arrays from a checked allocator (Carry.Mem)
+}
+
+// countingAlloc counts the allocations it passes on.
+type countingAlloc struct {
+	memory.Allocator
+	n atomic.Int64
+}
+
+func (a *countingAlloc) Allocate(size int) []byte {
+	a.n.Add(1)
+	return a.Allocator.Allocate(size)
+}
+
+// withChecked returns a counting checked allocator when on is set, and
+// the check to run at the end: every byte released, and the allocator
+// used at least once when used is set.
+func withChecked(t *testing.T, on bool) (memory.Allocator, func(used bool)) {
+	if !on {
+		return nil, func(bool) {}
+	}
+	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	a := &countingAlloc{Allocator: checked}
+	return a, func(used bool) {
+		checked.AssertSize(t, 0)
+		if used {
+			require.Positive(t, a.n.Load(), "allocations from Mem")
+		}
+	}
 }
 
 // runCarry sorts c's keys and returns the output keys (flat) and values.
@@ -76,7 +107,10 @@ func runCarry(t *testing.T, c carryCase) ([]uint64, []uint64) {
 			s.StageKeys, s.StageKeyStride = alloc(c.stride*n), c.stride
 		}
 	}
+	mem, check := withChecked(t, c.mem)
+	s.Mem = mem
 	u := s.Run()
+	check(!c.lend && n > 0)
 	vs := make([]uint64, u)
 	for i := range vs {
 		vs[i] = get(outVals, vw, i)
@@ -208,6 +242,7 @@ func TestCarryMatchesComparisonSort(t *testing.T) {
 			workers: 1 + r.IntN(3),
 			merge:   r.IntN(2) == 0,
 			lend:    r.IntN(2) == 0,
+			mem:     r.IntN(2) == 0,
 		}
 		dup := []int{0, 2, 4, 50}[r.IntN(4)]
 		cluster := r.IntN(3) == 0
@@ -218,7 +253,7 @@ func TestCarryMatchesComparisonSort(t *testing.T) {
 				c.keyBits[q] = 64
 			}
 		}
-		name := fmt.Sprintf("n=%d/bits=%d/vw=%d/workers=%d/merge=%v/lend=%v/dup=%d/cluster=%v", n, total, c.vw, c.workers, c.merge, c.lend, dup, cluster)
+		name := fmt.Sprintf("n=%d/bits=%d/vw=%d/workers=%d/merge=%v/lend=%v/mem=%v/dup=%d/cluster=%v", n, total, c.vw, c.workers, c.merge, c.lend, c.mem, dup, cluster)
 		t.Run(name, func(t *testing.T) { checkCarry(t, c) })
 	}
 }

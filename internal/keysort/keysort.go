@@ -3,6 +3,10 @@ package keysort
 import (
 	"slices"
 	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/arrowsparse/arrowsparse/internal/core"
 )
 
 // sortBucket sorts words by bits [ib, ib+r) (the higher bits are equal in a
@@ -201,6 +205,17 @@ func splitBuckets(starts []int, k int) []int {
 // alloc returns n bytes of 8-aligned memory.
 func alloc(n int) []byte {
 	return castBytes(make([]uint64, (n+7)/8))[:n]
+}
+
+// scratch returns n bytes of 64-aligned memory from mem, uncleared when mem
+// offers that, and the function that releases them; from the Go heap (and
+// a release that does nothing) when mem is nil.
+func scratch(mem memory.Allocator, n int) ([]byte, func()) {
+	if mem == nil || n == 0 {
+		return alloc(n), func() {}
+	}
+	b := core.NewBuffer(mem, int64(n))
+	return b.Bytes(), b.Release
 }
 
 func castBytes(s []uint64) []byte {

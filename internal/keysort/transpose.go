@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/arrowsparse/arrowsparse/internal/par"
 )
 
@@ -65,6 +67,10 @@ type Transpose struct {
 	// holding them.
 	Ptr, Idx []byte
 	PW, IW   int
+
+	// Mem, if not nil, supplies the staging array of the keys when Idx
+	// is too narrow to hold them (see Carry.Mem).
+	Mem memory.Allocator
 }
 
 // Transpose aims at transposeBucketEntries entries per bucket, with at
@@ -142,7 +148,9 @@ func (t *Transpose) Run() {
 	}
 	sk := t.Idx
 	if t.IW != kw {
-		sk = alloc(kw * n)
+		var release func()
+		sk, release = scratch(t.Mem, kw*n)
+		defer release()
 	}
 	sh := l + t.MinorBits
 	lowMask := uint64(1)<<sh - 1

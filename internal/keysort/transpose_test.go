@@ -29,7 +29,7 @@ func transposeInput(r *rand.Rand, n, majors, minors int, skew bool) (maj, mnr []
 	return maj, mnr
 }
 
-func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, pw, iw, vw, workers int) (ptr, idx, vals []uint64) {
+func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, pw, iw, vw, workers int, useMem bool) (ptr, idx, vals []uint64) {
 	t.Helper()
 	n := len(maj)
 	in := make([]byte, vw*n)
@@ -61,7 +61,10 @@ func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, p
 		Idx: idxB, IW: iw,
 	}
 	require.True(t, s.Fits())
+	mem, check := withChecked(t, useMem)
+	s.Mem = mem
 	s.Run()
+	check(iw < 4 && n > 0) // staged keys are 4 or 8 bytes wide
 	for k := range majors + 1 {
 		ptr = append(ptr, get(ptrB, pw, k))
 	}
@@ -128,10 +131,11 @@ func TestTranspose(t *testing.T) {
 		vw := []int{1, 2, 4, 8}[r.IntN(4)]
 		workers := 1 + r.IntN(3)
 		skew := r.IntN(3) == 0
+		useMem := r.IntN(2) == 0
 		minorBits := uint(max(bits.Len(uint(minors-1)), 1))
 		maj, mnr := transposeInput(r, n, majors, minors, skew)
-		t.Run(fmt.Sprintf("%d:n=%d/majors=%d/minors=%d/pw=%d/iw=%d/vw=%d/w=%d/skew=%v", trial, len(maj), majors, minors, pw, iw, vw, workers, skew), func(t *testing.T) {
-			gp, gi, gv := runTranspose(t, maj, mnr, majors, minorBits, pw, iw, vw, workers)
+		t.Run(fmt.Sprintf("%d:n=%d/majors=%d/minors=%d/pw=%d/iw=%d/vw=%d/w=%d/skew=%v/mem=%v", trial, len(maj), majors, minors, pw, iw, vw, workers, skew, useMem), func(t *testing.T) {
+			gp, gi, gv := runTranspose(t, maj, mnr, majors, minorBits, pw, iw, vw, workers, useMem)
 			wp, wi, wv := referenceTranspose(maj, mnr, majors, pw, vw)
 			sameWords(t, "pointers", wp, gp)
 			sameWords(t, "minors", wi, gi)
