@@ -22,11 +22,14 @@ import (
 type job struct {
 	n            int
 	major, minor int64 // output lanes and lane length
-	// keyBits and keys give each entry its sort key: one word, major·minor
+	// keyBits and keys give each entry its sort key: one word, major·span
 	// + index, when that fits in 64 bits, and otherwise two words, major
 	// and index (keysort.Carry's KeyBits and Keys).
 	keyBits []uint
 	keys    func(lo, hi int, dst []uint64)
+	// span is the factor of the major in one-word keys: minor, or a power
+	// of two above it (0 means minor).
+	span uint64
 	// packed, when not zero, says that keys are major<<packed | minor
 	// rather than major·minor + minor, and that the minor part is already
 	// ascending in entry order among entries of one major (the row numbers
@@ -87,6 +90,7 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 			PW:        int(pw),
 			Idx:       indices.Bytes(),
 			IW:        int(iw),
+			Mem:       mem,
 		}
 		if t.Fits() {
 			t.Run()
@@ -98,7 +102,7 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 		return indptr, indices, values, 0, false
 	}
 	cmp := ixFor(j.pt, j.it).compressor()
-	nnz, dup = j.sortKeys(cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
+	nnz, dup = j.sortKeys(mem, cmp, indptr.Bytes(), indices.Bytes(), values.Bytes())
 	cmp.prefix(indptr.Bytes())
 	indices.ResizeNoShrink(int(nnz * iw))
 	values.ResizeNoShrink(int(nnz * vw))
@@ -108,10 +112,13 @@ func (j *job) run(mem memory.Allocator) (indptr, indices, values *memory.Buffer,
 // sortKeys runs the radix sort of internal/keysort (Carry), which moves
 // the values with the keys. Reduce writes each bucket's indices and values
 // and counts the entries of each lane into ptr[lane+1]; the output buffers
-// serve as the sort's staging arrays.
-func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
+// serve as the sort's staging arrays, and mem supplies any other.
+func (j *job) sortKeys(mem memory.Allocator, c compressor, ptr, idx, out []byte) (int64, bool) {
 	iw, vw := arrowsparse.ByteWidth(j.it), arrowsparse.ByteWidth(j.vt)
 	div := divide.New(uint64(max(j.minor, 1)))
+	if j.span > 0 {
+		div = divide.New(j.span)
+	}
 	if j.packed > 0 {
 		div = divide.New(uint64(1) << j.packed)
 	}
@@ -144,6 +151,7 @@ func (j *job) sortKeys(c compressor, ptr, idx, out []byte) (int64, bool) {
 		StageKeys:      idx,
 		StageKeyStride: iw,
 		StageVals:      out,
+		Mem:            mem,
 	}
 	u := srt.Run()
 	return int64(u), dup.Load()
@@ -178,8 +186,8 @@ type compressor interface {
 	// emit writes the minor index of each distinct key of a sorted bucket
 	// (of every key when keepDups) to idx from entry pos, counts the
 	// entries of each lane into ptr[lane+1], and returns the number of
-	// entries written. A one-word key is lane·minor + index (div divides by
-	// minor), a two-word key is (lane, index). Lanes seen first or last in
+	// entries written. A one-word key is lane·span + index (div divides by
+	// span), a two-word key is (lane, index). Lanes seen first or last in
 	// the call may be shared with concurrent calls and are updated under
 	// mu; the others belong to this call alone.
 	emit(ptr, idx []byte, mu *sync.Mutex, pos int, b *keysort.Bucket, div divide.Divider, keepDups bool) int
@@ -194,49 +202,57 @@ type comp[P, I arrowsparse.Index] struct{}
 
 func (comp[P, I]) emit(ptrb, idxb []byte, mu *sync.Mutex, pos int, b *keysort.Bucket, div divide.Divider, keepDups bool) int {
 	ptr, idx := core.MustSliceBytes[P](ptrb), core.MustSliceBytes[I](idxb)
-	out := idx[pos:]
-	u := 0
-	var last uint64   // key number of the previous word
-	cur := ^uint64(0) // lane being counted
-	cnt := 0
-	first := true
-	flush := func(boundary bool) {
-		if boundary {
-			mu.Lock()
-			ptr[cur+1] += P(cnt)
-			mu.Unlock()
-		} else {
-			ptr[cur+1] = P(cnt)
-		}
+	words := b.Words
+	if len(words) == 0 {
+		return 0
 	}
 	wide := b.Tab != nil && b.W == 2
-	for q, x := range b.Words {
-		kn := x >> b.IB
-		if q > 0 && kn == last && !keepDups {
-			continue
-		}
-		last = kn
-		var lane, r uint64
+	split := func(x uint64) (lane, r uint64) {
 		if wide {
 			k := b.KeyWords(x)
-			lane, r = k[0], k[1]
-		} else {
-			lane, r = div.DivMod(b.Key(x))
+			return k[0], k[1]
+		}
+		return div.DivMod(b.Key(x))
+	}
+	firstLane, _ := split(words[0])
+	lastLane, _ := split(words[len(words)-1])
+	// The loop has no branch that depends on the data but the one, taken
+	// only at the ends, that keeps the shared first and last lanes out:
+	// with about one entry a lane, a branch on each change of lane would
+	// be mispredicted every other entry. Each lane's count is stored at
+	// every entry (over the count the previous entry stored), a duplicate
+	// key writes its index over the one its key wrote, and inFirst counts
+	// the first lane.
+	out := idx[pos : pos+len(words)]
+	u, start, inFirst := 0, 0, 0
+	prev := firstLane
+	last := ^(words[0] >> b.IB)
+	for _, x := range words {
+		kn := x >> b.IB
+		lane, r := split(x)
+		if kn == last && !keepDups {
+			u-- // a duplicate rewrites the index its key wrote
 		}
 		out[u] = I(r)
 		u++
-		if lane != cur {
-			if cnt > 0 {
-				flush(first)
-				first = false
-			}
-			cur, cnt = lane, 0
+		last = kn
+		if lane != prev {
+			start = u - 1
 		}
-		cnt++
+		prev = lane
+		if lane == firstLane {
+			inFirst = u
+		}
+		if lane != firstLane && lane != lastLane {
+			ptr[lane+1] = P(u - start)
+		}
 	}
-	if cnt > 0 {
-		flush(true)
+	mu.Lock()
+	ptr[firstLane+1] += P(inFirst)
+	if lastLane != firstLane {
+		ptr[lastLane+1] += P(u - start)
 	}
+	mu.Unlock()
 	return u
 }
 
@@ -249,8 +265,12 @@ func (comp[P, I]) put(ptrb, idxb []byte, lanes, index []int64) {
 }
 
 func (comp[P, I]) prefix(ptrb []byte) {
+	// The running sum stays in a register: reading back the pointer just
+	// stored would wait on the store, several cycles a lane.
 	ptr := core.MustSliceBytes[P](ptrb)
-	for k := 1; k < len(ptr); k++ {
-		ptr[k] += ptr[k-1]
+	var sum P
+	for k, v := range ptr {
+		sum += v
+		ptr[k] = sum
 	}
 }

@@ -112,10 +112,10 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 	if n > 0 {
 		in = t.ValuesBuffer().Bytes()[:n*vw]
 	}
-	mul, kb, keysFit := mp.keyStrides()
+	mul, span, kb, keysFit := mp.keyStrides()
 	if t.IsCanonical() && isIdentityPerm(mp.dims) && keysFit {
 		// Row-major order of the coordinates is the order of the keys.
-		s.indptr, s.indices, s.values, s.nnz = presorted(mem, f.keys(mul), in, n, rows, cols, pt, it)
+		s.indptr, s.indices, s.values, s.nnz = presorted(mem, f.keys(mul), span, in, n, rows, pt, it)
 		return s, nil
 	}
 	j := &job{
@@ -130,7 +130,7 @@ func compressCOO(mem memory.Allocator, t *coo.Tensor, mp Mapping, o ConvertOptio
 		workers: o.Workers,
 	}
 	if keysFit {
-		j.keyBits, j.keys = []uint{kb}, f.keys(mul)
+		j.keyBits, j.keys, j.span = []uint{kb}, f.keys(mul), span
 	} else {
 		// Two-word keys (row, column).
 		a, b := mp.rowColStrides()
@@ -167,7 +167,7 @@ func isIdentityPerm(p []int) bool {
 }
 
 // presorted compresses n entries whose keys are strictly increasing.
-func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []byte, n, major, minor int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
+func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), span uint64, in []byte, n, major int64, pt, it arrow.DataType) (indptr, indices, values *memory.Buffer, nnz int64) {
 	pw, iw := int64(arrowsparse.ByteWidth(pt)), int64(arrowsparse.ByteWidth(it))
 	indptr = core.NewBuffer(mem, (major+1)*pw)
 	clear(indptr.Bytes())
@@ -175,7 +175,7 @@ func presorted(mem memory.Allocator, keys func(lo, hi int, dst []uint64), in []b
 	values = copyBuffer(mem, in)
 	c := ixFor(pt, it).compressor()
 	if n > 0 {
-		div := divide.New(uint64(minor))
+		div := divide.New(span)
 		var mu sync.Mutex
 		buf := make([]uint64, chunk)
 		for lo := int64(0); lo < n; lo += chunk {

@@ -265,26 +265,33 @@ func (mp Mapping) checkIndex(idx []int64) {
 }
 
 // keyStrides returns per-axis multipliers giving the linear key
-// row·cols + col, which is the C-order linearisation of the axes in dims
-// order. ok is false if the key range does not fit in 64 bits.
-func (mp Mapping) keyStrides() ([]uint64, uint, bool) {
+// row·span + col, which orders entries as the C-order linearisation of the
+// axes in dims order, with span, and kb, the width of the keys. span is
+// cols rounded up to a power of two when that does not widen the keys (a
+// key then splits into row and column with a shift), and cols otherwise.
+// ok is false if the key range does not fit in 64 bits.
+func (mp Mapping) keyStrides() (mul []uint64, span uint64, kb uint, ok bool) {
 	size, ok := core.SizeUint64([]int64{mp.rows, mp.cols})
 	if !ok {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	mul := make([]uint64, len(mp.dims))
-	for i, d := range mp.dims {
-		s := uint64(mp.strides[i])
-		if i < mp.split {
-			s *= uint64(mp.cols)
-		}
-		mul[d] = s
-	}
-	kb := uint(0)
 	if size > 1 {
 		kb = uint(bits.Len64(size - 1))
 	}
-	return mul, kb, true
+	span = uint64(mp.cols)
+	rb, cb := uint(bits.Len64(uint64(max(mp.rows-1, 0)))), uint(bits.Len64(uint64(max(mp.cols-1, 0))))
+	if rb+cb <= kb {
+		span = uint64(1) << cb
+	}
+	mul = make([]uint64, len(mp.dims))
+	for i, d := range mp.dims {
+		s := uint64(mp.strides[i])
+		if i < mp.split {
+			s *= span
+		}
+		mul[d] = s
+	}
+	return mul, span, kb, true
 }
 
 // rowColStrides returns per-axis multipliers giving the row and the column.

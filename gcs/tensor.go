@@ -417,12 +417,12 @@ func (t *Tensor) resort(mem memory.Allocator, mp Mapping, o ConvertOptions) (*Ma
 		lr, li = li, lr
 	}
 	ix := m.ix()
-	if mul, kb, ok := mp.keyStrides(); ok {
+	if mul, span, kb, ok := mp.keyStrides(); ok {
 		imul := make([]int64, len(mul))
 		for k, v := range mul {
 			imul[k] = int64(v)
 		}
-		j.keyBits = []uint{kb}
+		j.keyBits, j.span = []uint{kb}, span
 		j.keys = func(lo, hi int, dst []uint64) {
 			lanes, idx := make([]int64, chunk), make([]int64, chunk)
 			for a := lo; a < hi; a += chunk {

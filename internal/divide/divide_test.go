@@ -9,7 +9,7 @@ import (
 
 func TestDivMod(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	divs := []uint64{1, 2, 3, 7, 10, 1000, 1_000_000, 1<<32 + 1, 1<<63 + 5, ^uint64(0)}
+	divs := []uint64{1, 2, 3, 4, 7, 10, 1000, 1 << 20, 1_000_000, 1 << 32, 1<<32 + 1, 1 << 63, 1<<63 + 5, ^uint64(0)}
 	for range 50 {
 		divs = append(divs, r.Uint64N(1<<20)+1, r.Uint64()|1)
 	}
