@@ -3,7 +3,7 @@
 pydata/sparse on the scaling workloads, from one run or from interleaved
 rounds.
 
-Usage: permillion.py --anchors ANCHORS_JSONL --ours GO_BENCH_OUTPUT
+Usage: permillion.py --anchors ANCHORS_JSONL --ours GO_BENCH_OUTPUT [--stat min]
 
 ANCHORS_JSONL holds the rows of bench/harness/py/wide.py (scipy,
 pydata-sparse and numpy on workload a at 1M to 100M entries and on the
@@ -13,7 +13,11 @@ the rounds' medians are reduced to their median); GO_BENCH_OUTPUT is
 and BenchmarkCSRToCSC (gcs) and BenchmarkFromCOO (csf). Every cell is the median over the samples,
 divided by the workload's entries in millions: wall time, with the CPU
 time (Go: cpu-ms/op, the process's; Python: time.process_time) in
-brackets. Standard library only; the table is Markdown on stdout.
+brackets. With --stat min every cell is the fastest sample instead: the
+fastest round of each Go benchmark (itself a mean over its iterations), and
+the fastest single call of each anchor; on a machine whose other load only
+ever adds time, that is the steadier figure. Standard library only; the
+table is Markdown on stdout.
 """
 import argparse
 import json
@@ -56,7 +60,7 @@ def go_samples(path):
     return wall, cpu
 
 
-def anchors(path):
+def anchors(path, stat):
     wall, cpu, cannot = {}, {}, set()
     with open(path) as f:
         for line in f:
@@ -64,18 +68,31 @@ def anchors(path):
             key = (r["impl"], r["op"], r["workload"])
             if "error" in r:
                 cannot.add(key)
+            if stat == "min":
+                if "min_s" in r:
+                    wall.setdefault(key, []).append(r["min_s"] * 1e3)
+                if r.get("cpu_s"):
+                    cpu.setdefault(key, []).append(min(r["cpu_s"]) * 1e3)
+                continue
             if "median_s" in r:
                 wall.setdefault(key, []).append(r["median_s"] * 1e3)
             if "cpu_median_s" in r:
                 cpu.setdefault(key, []).append(r["cpu_median_s"] * 1e3)
-    # Several rounds (bench/scale.sh): the median of the rounds' medians.
-    return ({k: statistics.median(v) for k, v in wall.items()},
-            {k: statistics.median(v) for k, v in cpu.items()}, cannot)
+    # Several rounds (bench/scale.sh): the median of the rounds' medians,
+    # or the fastest call of all.
+    red = min if stat == "min" else statistics.median
+    return ({k: red(v) for k, v in wall.items()},
+            {k: red(v) for k, v in cpu.items()}, cannot)
+
+
+STAT = "median"
 
 
 def med(d, k):
     xs = d.get(k)
-    return statistics.median(xs) if xs else None
+    if not xs:
+        return None
+    return min(xs) if STAT == "min" else statistics.median(xs)
 
 
 def cell(w, c, m):
@@ -91,9 +108,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--anchors", required=True, help="py_wide.jsonl")
     ap.add_argument("--ours", required=True)
+    ap.add_argument("--stat", choices=["median", "min"], default="median")
     a = ap.parse_args()
+    global STAT
+    STAT = a.stat
     ow, oc = go_samples(a.ours)
-    aw, ac, cannot = anchors(a.anchors)
+    aw, ac, cannot = anchors(a.anchors, a.stat)
 
     print("| operation | workload | index | arrowsparse 1 core | arrowsparse 2 cores | scipy | pydata/sparse | numpy lexsort | anchor / arrowsparse (1 core, 2 cores) |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -124,7 +144,8 @@ def main():
                                              ("%.1f×" % (best / w2)) if w2 else "–")
                 print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     label, wlabel, ilabel, cell(w1, c1, m), cell(w2, c2, m), anc["scipy"], anc["pydata"], anc["numpy"], rat))
-    print("\nMilliseconds per million entries (wall; CPU in brackets), medians. "
+    print("\nMilliseconds per million entries (wall; CPU in brackets), %s. " % (
+          "fastest samples" if STAT == "min" else "medians") +
           "The anchors are single-threaded. ¹ pydata/sparse refuses shapes of more than "
           "2^63 elements (np.ravel_multi_index); numpy's lexsort over the coordinate rows "
           "plus np.add.reduceat stands in. COO→CSF has no anchor (neither scipy nor "
