@@ -23,7 +23,9 @@ import (
 //  2. Each worker scatters, stably, the key bits below the bucket (the
 //     major's low L bits and the minor) and the value of each entry of its
 //     chunk into the bucket's range of the outputs, which serve as staging
-//     (phase 2): written sequentially per bucket, about a thousand streams.
+//     (phase 2): written sequentially per bucket, the keys of a chunk of
+//     entries first and then their values, so that at most 2^12 streams
+//     are open at a time rather than twice that.
 //  3. Buckets are split among workers by size. For each bucket a worker
 //     copies its staged keys and values into cache-resident buffers while
 //     counting the entries of each of its 2^L majors, writes the majors'
@@ -161,10 +163,11 @@ func (t *Transpose) Run() {
 	par.Do(workers, func(c int) {
 		next := hist[c]
 		buf := make([]uint64, chunk)
+		pos := make([]int, chunk)
 		for a := chunks[c]; a < chunks[c+1]; a += chunk {
 			b := min(a+chunk, chunks[c+1])
 			t.Keys(a, b, buf)
-			stage(sk, t.Out, t.In[a*t.VW:b*t.VW], buf[:b-a], next, sh, lowMask)
+			stage(sk, t.Out, t.In[a*t.VW:b*t.VW], buf[:b-a], pos, next, sh, lowMask)
 		}
 	})
 
@@ -261,8 +264,9 @@ func castW[W word](b []byte) []W {
 
 // stageFunc scatters a chunk of entries into the staging arrays: entry j
 // goes to position next[key>>sh] (which is then incremented), its key bits
-// below sh to sk and its value in[j] to sv.
-type stageFunc func(sk, sv, in []byte, keys []uint64, next []int, sh uint, lowMask uint64)
+// below sh to sk and its value in[j] to sv. pos, of at least len(keys)
+// elements, is scratch.
+type stageFunc func(sk, sv, in []byte, keys []uint64, pos, next []int, sh uint, lowMask uint64)
 
 func stager(kw, vw int) stageFunc {
 	if kw == 4 {
@@ -283,14 +287,23 @@ func stagerK[K word](vw int) stageFunc {
 	return stageKV[K, uint64]
 }
 
-func stageKV[K, V word](skb, svb, inb []byte, keys []uint64, next []int, sh uint, lowMask uint64) {
+// stageKV takes the positions first, then scatters the keys, then the
+// values: one loop writing both would keep twice as many write streams
+// open (one per bucket and array), more than the cache holds lines for.
+func stageKV[K, V word](skb, svb, inb []byte, keys []uint64, pos, next []int, sh uint, lowMask uint64) {
 	sk, sv, in := castW[K](skb), castW[V](svb), castW[V](inb)
 	in = in[:len(keys)]
+	pos = pos[:len(keys)]
 	for j, k := range keys {
 		b := k >> sh
 		d := next[b]
 		next[b] = d + 1
-		sk[d] = K(k & lowMask)
+		pos[j] = d
+	}
+	for j, k := range keys {
+		sk[pos[j]] = K(k & lowMask)
+	}
+	for j, d := range pos {
 		sv[d] = in[j]
 	}
 }
