@@ -46,7 +46,9 @@
 // Callers lend output buffers for both: the values always fit, and a lent
 // key array is used when its stride is at most twice the staged width (a
 // wider stride costs more in scattered writes than the memory it saves);
-// otherwise the staged keys get a dense array of their own. Each worker
+// otherwise the staged keys get a dense array of their own, from the
+// caller's allocator (Carry.Mem; the Go heap without one), released before
+// Run returns. Each worker
 // also holds the buffers of its largest bucket: 16 bytes plus a value per
 // entry, and for keys that take the comparison of rests or have several
 // words, 8 bytes more per staged word and per key word. Buckets hold some
@@ -54,6 +56,8 @@
 // splitBits), so this is a few MiB per worker. Nothing is allocated in
 // proportion to a dimension's extent.
 //
-// Transpose stages in its outputs and needs, per worker, the keys and
-// values of its largest bucket and 8 bytes per major of a bucket.
+// Transpose stages in its outputs (the keys in an array of their own,
+// from Transpose.Mem, when the index output is narrower than they are) and
+// needs, per worker, the keys and values of its largest bucket and 8
+// bytes per major of a bucket.
 package keysort
