@@ -34,7 +34,8 @@
 // count reaches zero. A slice returned by AsSlice aliases the buffer: it is
 // valid while the buffer is alive. HugePageAllocator is an allocator for
 // large, long-lived operands: it backs allocations of 4 MiB and more with
-// transparent huge pages, which only Release frees. Kernels that overwrite
+// transparent huge pages and those from 1 MiB with mappings of ordinary
+// pages, which only Release frees. Kernels that overwrite
 // every byte of a result take its memory uncleared from an allocator that
 // implements UninitializedAllocator, as HugePageAllocator does.
 //

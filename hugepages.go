@@ -13,8 +13,11 @@ const HugePageThreshold = 4 << 20
 
 // HugePageAllocator is a memory.Allocator that gives allocations of at
 // least HugePageThreshold bytes their own memory mapping, advised to the
-// kernel for transparent huge pages (2 MiB pages on x86-64), and takes
-// smaller ones from the Go heap. NumPy does the same for its arrays, so
+// kernel for transparent huge pages (2 MiB pages on x86-64). Allocations
+// from 1 MiB up to that threshold get a mapping of ordinary pages, so that
+// they too are reused after Release rather than cleared and collected by
+// the Go heap (the 4 MB index arrays of a 1M-entry int32 matrix, results
+// of a call made in a loop), and smaller ones come from the Go heap. NumPy does the same for its arrays, so
 // scipy's kernels run on huge pages by default; Go's heap does not use
 // them when the system leaves huge pages to madvise, as most distributions
 // do. Kernels that gather from or scatter into large arrays (SpMV's reads of
@@ -45,7 +48,7 @@ type HugePageAllocator struct {
 	retained int
 }
 
-// hugeMapping is a mapping and its usable bytes (whole huge pages).
+// hugeMapping is a mapping and its usable bytes (whole pages, huge or not).
 type hugeMapping struct {
 	whole, usable []byte
 }
@@ -53,6 +56,11 @@ type hugeMapping struct {
 // hugePageRetain bounds the bytes of freed mappings a HugePageAllocator
 // keeps for reuse.
 const hugePageRetain = 1 << 30
+
+// mapThreshold is the size from which a HugePageAllocator maps an
+// allocation rather than taking it from the Go heap (ordinary pages below
+// HugePageThreshold).
+const mapThreshold = 1 << 20
 
 // NewHugePageAllocator returns an allocator that backs large allocations
 // with transparent huge pages.
@@ -88,7 +96,7 @@ func (a *HugePageAllocator) AllocateUninitialized(size int) []byte {
 
 // allocate is Allocate, which clears reused memory if zero.
 func (a *HugePageAllocator) allocate(size int, zero bool) []byte {
-	if size < HugePageThreshold {
+	if size < mapThreshold {
 		return a.heap.Allocate(size)
 	}
 	if b := a.reuse(size); b != nil {
@@ -97,7 +105,7 @@ func (a *HugePageAllocator) allocate(size int, zero bool) []byte {
 		}
 		return b
 	}
-	m, b := mapHuge(size)
+	m, b := mapRegion(size, size >= HugePageThreshold)
 	if b == nil {
 		return a.heap.Allocate(size)
 	}
@@ -135,7 +143,7 @@ func (a *HugePageAllocator) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) && a.mapping(b) != nil {
 		return b[:size]
 	}
-	if size < HugePageThreshold && a.mapping(b) == nil {
+	if size < mapThreshold && a.mapping(b) == nil {
 		return a.heap.Reallocate(size, b)
 	}
 	nb := a.Allocate(size)
@@ -159,7 +167,7 @@ func (a *HugePageAllocator) Free(b []byte) {
 	}
 	a.mu.Unlock()
 	if ok {
-		unmapHuge(m.whole)
+		unmapRegion(m.whole)
 		return
 	}
 	a.heap.Free(b)
@@ -173,7 +181,7 @@ func (a *HugePageAllocator) Close() {
 	a.free, a.retained = nil, 0
 	a.mu.Unlock()
 	for _, m := range free {
-		unmapHuge(m.whole)
+		unmapRegion(m.whole)
 	}
 }
 

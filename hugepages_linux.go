@@ -9,13 +9,26 @@ import (
 // transparent huge page.
 const hugePage = 2 << 20
 
-// mapHuge maps an anonymous private region of at least size bytes whose
-// usable part starts on a huge-page boundary, and advises huge pages for
-// it. It returns the whole mapping and the usable bytes (capacity rounded
-// up to whole huge pages), or nils.
-func mapHuge(size int) (mapping, b []byte) {
+// basePage is the size of an ordinary page (a multiple of it on systems
+// with larger pages, which mmap rounds up to).
+const basePage = 4 << 10
+
+// mapRegion maps an anonymous private region of at least size bytes. With
+// huge, its usable part starts on a huge-page boundary and is advised for
+// huge pages, and its capacity is rounded up to whole huge pages; without,
+// it is rounded up to whole ordinary pages. It returns the whole mapping
+// and the usable bytes, or nils.
+func mapRegion(size int, huge bool) (mapping, b []byte) {
 	if size <= 0 || size > 1<<62 {
 		return nil, nil
+	}
+	if !huge {
+		n := (size + basePage - 1) &^ (basePage - 1)
+		m, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			return nil, nil
+		}
+		return m, m[:size:n]
 	}
 	n := (size + hugePage - 1) &^ (hugePage - 1)
 	m, err := syscall.Mmap(-1, 0, n+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
@@ -28,5 +41,5 @@ func mapHuge(size int) (mapping, b []byte) {
 	return m, b[:size]
 }
 
-// unmapHuge returns a mapping from mapHuge to the system.
-func unmapHuge(m []byte) { _ = syscall.Munmap(m) }
+// unmapRegion returns a mapping from mapRegion to the system.
+func unmapRegion(m []byte) { _ = syscall.Munmap(m) }

@@ -2,8 +2,8 @@
 
 package arrowsparse
 
-// mapHuge has no mappings to offer here: allocations come from the heap.
-func mapHuge(int) (mapping, b []byte) { return nil, nil }
+// mapRegion has no mappings to offer here: allocations come from the heap.
+func mapRegion(int, bool) (mapping, b []byte) { return nil, nil }
 
-// unmapHuge is never called here.
-func unmapHuge([]byte) {}
+// unmapRegion is never called here.
+func unmapRegion([]byte) {}

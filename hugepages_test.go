@@ -17,7 +17,7 @@ import (
 
 func TestHugePageAllocator(t *testing.T) {
 	a := NewHugePageAllocator()
-	for _, size := range []int{0, 1, 100, HugePageThreshold - 1, HugePageThreshold, HugePageThreshold + 12345, 3 * hugePage} {
+	for _, size := range []int{0, 1, 100, mapThreshold - 1, mapThreshold, mapThreshold + 4097, HugePageThreshold - 1, HugePageThreshold, HugePageThreshold + 12345, 3 * hugePage} {
 		b := a.Allocate(size)
 		require.Len(t, b, size)
 		if size > 0 {
@@ -31,8 +31,8 @@ func TestHugePageAllocator(t *testing.T) {
 		for i := range b {
 			b[i] = byte(i)
 		}
-		large := size >= HugePageThreshold && runtime.GOOS == "linux"
-		require.Equal(t, large, a.mapping(b) != nil, "size %d", size)
+		mapped := size >= mapThreshold && runtime.GOOS == "linux"
+		require.Equal(t, mapped, a.mapping(b) != nil, "size %d", size)
 		a.Free(b)
 		require.Empty(t, a.maps)
 		a.Close()
@@ -164,6 +164,42 @@ func TestHugePageAllocatorReuse(t *testing.T) {
 	a.Close()
 	require.Empty(t, a.free)
 	require.Zero(t, a.retained)
+}
+
+// TestHugePageAllocatorMidSize: allocations from mapThreshold up to
+// HugePageThreshold are mapped with ordinary pages, reused after Free by
+// the next one that fits, and never serve an allocation of huge-page size.
+func TestHugePageAllocatorMidSize(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Logf("no mappings on %s", runtime.GOOS)
+		return
+	}
+	a := NewHugePageAllocator()
+	defer a.Close()
+	b := a.AllocateUninitialized(4_000_004) // the pointers of a 1M-row int32 CSR
+	require.Len(t, b, 4_000_004)
+	m := a.mapping(b)
+	require.NotNil(t, m)
+	require.Equal(t, 4_001_792, len(m), "whole ordinary pages, no huge-page slack")
+	b[0], b[len(b)-1] = 7, 9
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	a.Free(b)
+	require.Len(t, a.free, 1)
+	c := a.AllocateUninitialized(3_000_000)
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(c))), "the kept mapping is reused")
+	require.Equal(t, byte(7), c[0], "not cleared")
+	a.Free(c)
+	d := a.Allocate(3_000_000)
+	require.Equal(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(d))))
+	require.Zero(t, d[0], "Allocate clears a reused mapping")
+	a.Free(d)
+	e := a.Allocate(HugePageThreshold) // larger than the kept mapping: a new, huge one
+	require.NotEqual(t, p, uintptr(unsafe.Pointer(unsafe.SliceData(e))))
+	require.Zero(t, uintptr(unsafe.Pointer(unsafe.SliceData(e)))%hugePage, "huge-page aligned")
+	a.Free(e)
+	f := a.Allocate(mapThreshold - 1)
+	require.Nil(t, a.mapping(f), "below mapThreshold: the Go heap")
+	a.Free(f)
 }
 
 // TestHugePageAllocatorUninitialized: AllocateUninitialized reuses a kept
