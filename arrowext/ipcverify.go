@@ -310,6 +310,9 @@ func (v *fbVerifier) checkBuffers(msg int, bodyLen int64, at bodyReader) error {
 		}
 		rb, _ = v.deref(q)
 	}
+	if err := v.checkNodes(rb); err != nil {
+		return err
+	}
 	compressed, _ := v.field(rb, 3)
 	q, _ := v.field(rb, 2)
 	if q == 0 {
@@ -336,6 +339,36 @@ func (v *fbVerifier) checkBuffers(msg int, bodyLen int64, at bodyReader) error {
 		claimed := int64(binary.LittleEndian.Uint64(prefix))
 		if claimed != -1 && (claimed < 0 || claimed > maxDecompressionRatio*length+64<<10) {
 			return fbError("compressed buffer %d of %d bytes claims %d uncompressed bytes", i, length, claimed)
+		}
+	}
+	return nil
+}
+
+// checkNodes checks a record batch's length and its field nodes: lengths
+// and null counts that are not negative, and no more nulls than slots.
+// arrow-go counts the nulls of an array whose null count is negative from
+// its validity bitmap when first asked, whatever the bitmap's size, which
+// can panic long after the read.
+func (v *fbVerifier) checkNodes(rb int) error {
+	if p, _ := v.field(rb, 0); p != 0 {
+		if p+8 > len(v.b) {
+			return fbError("a record batch's length lies outside the metadata")
+		}
+		if n := int64(binary.LittleEndian.Uint64(v.b[p:])); n < 0 {
+			return fbError("a record batch claims %d rows", n)
+		}
+	}
+	q, _ := v.field(rb, 1)
+	if q == 0 {
+		return nil
+	}
+	nodes, _ := v.deref(q)
+	n, first, _ := v.vector(nodes, 16)
+	for i := range n {
+		length := int64(binary.LittleEndian.Uint64(v.b[first+16*i:]))
+		nulls := int64(binary.LittleEndian.Uint64(v.b[first+16*i+8:]))
+		if length < 0 || nulls < 0 || nulls > length {
+			return fbError("field node %d claims %d nulls among %d slots", i, nulls, length)
 		}
 	}
 	return nil

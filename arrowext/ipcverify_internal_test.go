@@ -127,3 +127,124 @@ func TestVerifyCompressedClaims(t *testing.T) {
 	}
 	assert.Positive(t, lied)
 }
+
+// plainStream returns an IPC stream of one int64 column of 37 rows, 3 of
+// them null.
+func plainStream(t *testing.T) []byte {
+	t.Helper()
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range 37 {
+		if i%12 == 5 {
+			b.AppendNull()
+		} else {
+			b.Append(int64(i))
+		}
+	}
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	tbl := array.NewTableFromSlice(schema, [][]arrow.Array{{col}})
+	defer tbl.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteIPCStream(&buf, tbl))
+	return buf.Bytes()
+}
+
+// TestVerifyFieldNodes checks that null counts below 0 or above the
+// slots, and negative lengths, are refused before arrow-go builds arrays
+// from them (it counts a negative null count from the validity bitmap
+// when first asked, which panics on a short one).
+func TestVerifyFieldNodes(t *testing.T) {
+	good := plainStream(t)
+	tbl, err := ReadIPCStream(bytes.NewReader(good))
+	require.NoError(t, err)
+	assert.Equal(t, 3, tbl.Column(0).Data().Chunk(0).NullN())
+	tbl.Release()
+
+	ms := messages(good)
+	require.Len(t, ms, 2)
+	meta := good[ms[1][0] : ms[1][0]+ms[1][1]]
+	v := &fbVerifier{b: meta, budget: len(meta)}
+	root, _ := v.root(messageFB)
+	p, _ := v.field(root, 2)
+	rb, _ := v.deref(p)
+	lp, _ := v.field(rb, 0)
+	q, _ := v.field(rb, 1)
+	nodes, _ := v.deref(q)
+	n, first, _ := v.vector(nodes, 16)
+	require.Equal(t, 1, n)
+	require.Equal(t, uint64(37), binary.LittleEndian.Uint64(meta[lp:]))
+	require.Equal(t, uint64(37), binary.LittleEndian.Uint64(meta[first:]))
+	require.Equal(t, uint64(3), binary.LittleEndian.Uint64(meta[first+8:]))
+
+	for _, c := range []struct {
+		name string
+		at   int
+		v    int64
+		want string
+	}{
+		{"negative null count", first + 8, -1, "claims -1 nulls among 37 slots"},
+		{"more nulls than slots", first + 8, 38, "claims 38 nulls among 37 slots"},
+		{"negative node length", first, -5, "claims 3 nulls among -5 slots"},
+		{"negative batch length", lp, -1, "claims -1 rows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := bytes.Clone(good)
+			binary.LittleEndian.PutUint64(bad[ms[1][0]+c.at:], uint64(c.v))
+			err := verifyIPCStream(bad)
+			require.ErrorIs(t, err, arrow.ErrInvalid)
+			assert.Contains(t, err.Error(), c.want)
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			_, err = ReadIPCStream(bytes.NewReader(bad), WithAllocator(mem))
+			assert.ErrorIs(t, err, arrow.ErrInvalid)
+		})
+	}
+}
+
+// TestCheckBitmaps checks that a column of any type claiming nulls with a
+// validity bitmap too short for its slots is refused, at any depth.
+func TestCheckBitmaps(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vals := memory.NewBufferBytes(make([]byte, 8*37))
+	short := memory.NewBufferBytes([]byte{0xff, 0xff}) // 16 bits for 37 slots
+	full := memory.NewBufferBytes([]byte{0xff, 0xff, 0xff, 0xff, 0xdf})
+
+	good := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{full, vals}, nil, 1, 0)
+	defer good.Release()
+	require.NoError(t, checkBitmaps(good, 0))
+	noNulls := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{short, vals}, nil, 0, 0)
+	defer noNulls.Release()
+	require.NoError(t, checkBitmaps(noNulls, 0), "without nulls the bitmap is not read")
+
+	bad := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{short, vals}, nil, 1, 0)
+	defer bad.Release()
+	err := checkBitmaps(bad, 0)
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	assert.Contains(t, err.Error(), "a validity bitmap of 2 bytes does not cover its 37 slots")
+
+	// The same child inside a list column.
+	offsets := make([]byte, 4*2)
+	binary.LittleEndian.PutUint32(offsets[4:], 37)
+	list := array.NewData(arrow.ListOf(arrow.PrimitiveTypes.Int64), 1, []*memory.Buffer{nil, memory.NewBufferBytes(offsets)}, []arrow.ArrayData{bad}, 0, 0)
+	defer list.Release()
+	assert.ErrorIs(t, checkBitmaps(list, 0), arrow.ErrInvalid)
+
+	// And as a dictionary.
+	idx := array.NewData(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int64}, 1, []*memory.Buffer{nil, memory.NewBufferBytes([]byte{0})}, nil, 0, 0)
+	defer idx.Release()
+	idx.SetDictionary(bad)
+	assert.ErrorIs(t, checkBitmaps(idx, 0), arrow.ErrInvalid)
+
+	// Through ReadIPCStream's table check.
+	col := array.MakeFromData(bad)
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	tbl := array.NewTableFromSlice(schema, [][]arrow.Array{{col}})
+	defer tbl.Release()
+	err = checkTableLayout(tbl)
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	assert.Contains(t, err.Error(), `column "x"`)
+}

@@ -2,6 +2,7 @@ package arrowext
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"github.com/arrowsparse/arrowsparse"
@@ -31,13 +32,48 @@ func checkLayout(col arrow.Array) error {
 	return nil
 }
 
-// checkTableLayout applies checkLayout to every chunk of every column.
+// checkTableLayout applies checkBitmaps and checkLayout to every chunk of
+// every column.
 func checkTableLayout(tbl arrow.Table) error {
 	for i := range int(tbl.NumCols()) {
 		for _, ch := range tbl.Column(i).Data().Chunks() {
-			if err := checkLayout(ch); err != nil {
+			err := checkBitmaps(ch.Data(), 0)
+			if err == nil {
+				err = checkLayout(ch)
+			}
+			if err != nil {
 				return core.Errorf(arrowsparse.ErrStructure, "column %q: %w", tbl.Schema().Field(i).Name, err)
 			}
+		}
+	}
+	return nil
+}
+
+// checkBitmaps checks that data d, its children and its dictionary, at
+// any depth, have validity bitmaps covering their slots where they claim
+// nulls: arrow-go's IsValid reads the bitmap without a bound check, so a
+// column of any type whose bitmap is too short panics when its slots are
+// read (writing it to Parquet, say).
+func checkBitmaps(d arrow.ArrayData, depth int) error {
+	if depth > 2*maxNesting {
+		return layoutError("the column nests more than %d levels deep", 2*maxNesting)
+	}
+	if d.NullN() != 0 {
+		end := int64(d.Offset()) + int64(d.Len())
+		bufs := d.Buffers()
+		if len(bufs) > 0 && bufs[0] != nil && int64(bufs[0].Len()) < bitutil.BytesForBits(end) {
+			return layoutError("a validity bitmap of %d bytes does not cover its %d slots", bufs[0].Len(), end)
+		}
+	}
+	for _, c := range d.Children() {
+		if err := checkBitmaps(c, depth+1); err != nil {
+			return err
+		}
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		// Dictionary returns a typed nil when there is none.
+		if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+			return checkBitmaps(dict, depth+1)
 		}
 	}
 	return nil
