@@ -195,7 +195,7 @@ func WriteIPCStream(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 // they claim. Malformed input is an error wrapping arrow.ErrInvalid.
 func ReadIPCFile(r ipc.ReadAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
-	return safely("reading an IPC file", func() (arrow.Table, error) {
+	return safely(c, "reading an IPC file", func() (arrow.Table, error) {
 		size, err := r.Seek(0, io.SeekEnd)
 		if err != nil {
 			return nil, readError("reading an IPC file", err)
@@ -220,7 +220,7 @@ func ReadIPCFile(r ipc.ReadAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 // lives; the garbage collector keeps it alive.
 func ReadIPCFileBytes(data []byte, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
-	return safely("reading an IPC file", func() (arrow.Table, error) {
+	return safely(c, "reading an IPC file", func() (arrow.Table, error) {
 		if err := verifyIPCFile(bytes.NewReader(data), int64(len(data))); err != nil {
 			return nil, err
 		}
@@ -255,7 +255,7 @@ func readFile(fr *ipc.FileReader) (arrow.Table, error) {
 // stream into memory first, to check it before arrow-go decodes it.
 func ReadIPCStream(r io.Reader, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
-	return safely("reading an IPC stream", func() (arrow.Table, error) { return readStream(r, c) })
+	return safely(c, "reading an IPC stream", func() (arrow.Table, error) { return readStream(r, c) })
 }
 
 func readStream(r io.Reader, c *readConfig) (arrow.Table, error) {
@@ -336,10 +336,17 @@ func writeError(what string, err error) error {
 
 // safely runs f, turning a panic in arrow-go's decoders (which do not
 // check every buffer of a malformed file) into an error wrapping
-// arrow.ErrInvalid.
-func safely(what string, f func() (arrow.Table, error)) (tbl arrow.Table, err error) {
+// arrow.ErrInvalid. f must allocate through c.mem, which safely replaces
+// with a readAllocator: when f fails, what it left allocated is freed.
+func safely(c *readConfig, what string, f func() (arrow.Table, error)) (tbl arrow.Table, err error) {
+	ra := newReadAllocator(c.mem)
+	c.mem = ra
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		if r != nil || err != nil {
+			ra.releaseAll()
+		}
+		if r != nil {
 			tbl, err = nil, core.Errorf(arrowsparse.ErrStructure, "%s: malformed input (%v)%s", what, r, zeroSizeHint(fmt.Sprint(r)))
 		} else if err != nil {
 			if hint := zeroSizeHint(err.Error()); hint != "" {

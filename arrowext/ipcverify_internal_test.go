@@ -203,9 +203,9 @@ func TestVerifyFieldNodes(t *testing.T) {
 	}
 }
 
-// TestCheckBitmaps checks that a column of any type claiming nulls with a
+// TestCheckColumnBuffers checks that a column of any type claiming nulls with a
 // validity bitmap too short for its slots is refused, at any depth.
-func TestCheckBitmaps(t *testing.T) {
+func TestCheckColumnBuffers(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	vals := memory.NewBufferBytes(make([]byte, 8*37))
@@ -214,29 +214,42 @@ func TestCheckBitmaps(t *testing.T) {
 
 	good := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{full, vals}, nil, 1, 0)
 	defer good.Release()
-	require.NoError(t, checkBitmaps(good, 0))
+	require.NoError(t, checkColumnBuffers(good, 0))
 	noNulls := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{short, vals}, nil, 0, 0)
 	defer noNulls.Release()
-	require.NoError(t, checkBitmaps(noNulls, 0), "without nulls the bitmap is not read")
+	require.NoError(t, checkColumnBuffers(noNulls, 0), "without nulls the bitmap is not read")
 
 	bad := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{short, vals}, nil, 1, 0)
 	defer bad.Release()
-	err := checkBitmaps(bad, 0)
+	err := checkColumnBuffers(bad, 0)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	assert.Contains(t, err.Error(), "a validity bitmap of 2 bytes does not cover its 37 slots")
+
+	// Values buffers too short for their slots.
+	shortVals := array.NewData(arrow.PrimitiveTypes.Int64, 37, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 8*36))}, nil, 0, 0)
+	defer shortVals.Release()
+	err = checkColumnBuffers(shortVals, 0)
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	assert.Contains(t, err.Error(), "37 values of int64 need 296 bytes, the buffer has 288")
+	bools := array.NewData(arrow.FixedWidthTypes.Boolean, 37, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 4))}, nil, 0, 0)
+	defer bools.Release()
+	assert.ErrorIs(t, checkColumnBuffers(bools, 0), arrow.ErrInvalid)
+	bools5 := array.NewData(arrow.FixedWidthTypes.Boolean, 37, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 5))}, nil, 0, 0)
+	defer bools5.Release()
+	assert.NoError(t, checkColumnBuffers(bools5, 0))
 
 	// The same child inside a list column.
 	offsets := make([]byte, 4*2)
 	binary.LittleEndian.PutUint32(offsets[4:], 37)
 	list := array.NewData(arrow.ListOf(arrow.PrimitiveTypes.Int64), 1, []*memory.Buffer{nil, memory.NewBufferBytes(offsets)}, []arrow.ArrayData{bad}, 0, 0)
 	defer list.Release()
-	assert.ErrorIs(t, checkBitmaps(list, 0), arrow.ErrInvalid)
+	assert.ErrorIs(t, checkColumnBuffers(list, 0), arrow.ErrInvalid)
 
 	// And as a dictionary.
 	idx := array.NewData(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int64}, 1, []*memory.Buffer{nil, memory.NewBufferBytes([]byte{0})}, nil, 0, 0)
 	defer idx.Release()
 	idx.SetDictionary(bad)
-	assert.ErrorIs(t, checkBitmaps(idx, 0), arrow.ErrInvalid)
+	assert.ErrorIs(t, checkColumnBuffers(idx, 0), arrow.ErrInvalid)
 
 	// Through ReadIPCStream's table check.
 	col := array.MakeFromData(bad)
@@ -247,4 +260,56 @@ func TestCheckBitmaps(t *testing.T) {
 	err = checkTableLayout(tbl)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	assert.Contains(t, err.Error(), `column "x"`)
+}
+
+// TestFailedReadReleases checks that a read arrow-go fails on gives back
+// everything it allocated: a values buffer moved to the end of the body,
+// too short for its 37 slots, passes the metadata checks, and arrow-go's
+// reader then fails without releasing the message body it read.
+func TestFailedReadReleases(t *testing.T) {
+	good := plainStream(t)
+	ms := messages(good)
+	meta := good[ms[1][0] : ms[1][0]+ms[1][1]]
+	v := &fbVerifier{b: meta, budget: len(meta)}
+	root, _ := v.root(messageFB)
+	p, _ := v.field(root, 2)
+	rb, _ := v.deref(p)
+	q, _ := v.field(rb, 2)
+	bufs, _ := v.deref(q)
+	n, first, _ := v.vector(bufs, 16)
+	require.Equal(t, 2, n)
+	require.Equal(t, uint64(296), binary.LittleEndian.Uint64(meta[first+24:]), "the values buffer")
+	bad := bytes.Clone(good)
+	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+16:], 296) // offset: the body's last 8 bytes
+	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+24:], 8)
+	require.NoError(t, verifyIPCStream(bad))
+
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	_, err := ReadIPCStream(bytes.NewReader(bad), WithAllocator(mem))
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+
+	// Shortened where it is: arrow-go would build the column over the
+	// bytes that follow the buffer.
+	bad = bytes.Clone(good)
+	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+24:], 8)
+	_, err = ReadIPCStream(bytes.NewReader(bad), WithAllocator(mem))
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	assert.Contains(t, err.Error(), "37 values of int64 need 296 bytes, the buffer has 8")
+
+	// readAllocator itself: what is still out when releaseAll runs goes
+	// back, what was freed before is not freed twice, and a reallocated
+	// buffer is tracked at its new address.
+	ra := newReadAllocator(mem)
+	a := ra.Allocate(100)
+	b := ra.Allocate(200)
+	c := ra.Allocate(0)
+	b = ra.Reallocate(5000, b)
+	ra.Free(a)
+	assert.Equal(t, 5000+len(c), mem.CurrentAlloc())
+	ra.releaseAll()
+	assert.Zero(t, mem.CurrentAlloc())
+	ra.releaseAll()
+	assert.Zero(t, mem.CurrentAlloc())
+	_ = b
 }

@@ -32,12 +32,12 @@ func checkLayout(col arrow.Array) error {
 	return nil
 }
 
-// checkTableLayout applies checkBitmaps and checkLayout to every chunk of
+// checkTableLayout applies checkColumnBuffers and checkLayout to every chunk of
 // every column.
 func checkTableLayout(tbl arrow.Table) error {
 	for i := range int(tbl.NumCols()) {
 		for _, ch := range tbl.Column(i).Data().Chunks() {
-			err := checkBitmaps(ch.Data(), 0)
+			err := checkColumnBuffers(ch.Data(), 0)
 			if err == nil {
 				err = checkLayout(ch)
 			}
@@ -49,31 +49,49 @@ func checkTableLayout(tbl arrow.Table) error {
 	return nil
 }
 
-// checkBitmaps checks that data d, its children and its dictionary, at
+// checkColumnBuffers checks that data d, its children and its dictionary, at
 // any depth, have validity bitmaps covering their slots where they claim
-// nulls: arrow-go's IsValid reads the bitmap without a bound check, so a
-// column of any type whose bitmap is too short panics when its slots are
-// read (writing it to Parquet, say).
-func checkBitmaps(d arrow.ArrayData, depth int) error {
+// nulls, and, for fixed-width types, values buffers covering their slots.
+// arrow-go's IsValid reads the bitmap without a bound check, so a column
+// of any type whose bitmap is too short panics when its slots are read
+// (writing it to Parquet, say); and arrow-go builds a fixed-width array
+// over a buffer too short for it whenever the bytes after the buffer (the
+// rest of the message body) make up the difference, so its values would
+// be bytes of other buffers.
+func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 	if depth > 2*maxNesting {
 		return layoutError("the column nests more than %d levels deep", 2*maxNesting)
 	}
+	end := int64(d.Offset()) + int64(d.Len())
+	bufs := d.Buffers()
 	if d.NullN() != 0 {
-		end := int64(d.Offset()) + int64(d.Len())
-		bufs := d.Buffers()
 		if len(bufs) > 0 && bufs[0] != nil && int64(bufs[0].Len()) < bitutil.BytesForBits(end) {
 			return layoutError("a validity bitmap of %d bytes does not cover its %d slots", bufs[0].Len(), end)
 		}
 	}
+	typ := d.DataType()
+	if ext, ok := typ.(arrow.ExtensionType); ok {
+		typ = ext.StorageType()
+	}
+	if fw, ok := typ.(arrow.FixedWidthDataType); ok && len(bufs) == 2 {
+		need, ok := core.MulInt64(end, int64(fw.BitWidth()))
+		have := int64(0)
+		if bufs[1] != nil {
+			have = int64(bufs[1].Len())
+		}
+		if !ok || have < (need+7)/8 {
+			return layoutError("%d values of %s need %d bytes, the buffer has %d", end, typ, (need+7)/8, have)
+		}
+	}
 	for _, c := range d.Children() {
-		if err := checkBitmaps(c, depth+1); err != nil {
+		if err := checkColumnBuffers(c, depth+1); err != nil {
 			return err
 		}
 	}
 	if d.DataType().ID() == arrow.DICTIONARY {
 		// Dictionary returns a typed nil when there is none.
 		if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
-			return checkBitmaps(dict, depth+1)
+			return checkColumnBuffers(dict, depth+1)
 		}
 	}
 	return nil

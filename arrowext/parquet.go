@@ -548,7 +548,7 @@ func validityOf(mem memory.Allocator, a arrow.Array) *memory.Buffer {
 // chunk per column.
 func ReadParquet(r parquet.ReaderAtSeeker, opts ...ReadOption) (arrow.Table, error) {
 	c := newReadConfig(opts)
-	return safely("reading a Parquet file", func() (arrow.Table, error) { return readParquet(r, c) })
+	return safely(c, "reading a Parquet file", func() (arrow.Table, error) { return readParquet(r, c) })
 }
 
 func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
@@ -563,7 +563,14 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 		return nil, readError("reading a Parquet file", err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16, Parallel: true}, c.mem)
+	// Not Parallel: pqarrow then reads a struct's children, and makes the
+	// column readers, in goroutines of its own that do not recover, so a
+	// panic on a malformed page (a dictionary page without its header,
+	// say) would end the process. Serial, every read runs in this
+	// goroutine or in the one worker whose panics pqarrow turns into
+	// errors. (Flat numeric files, the large ones, take readFlat's
+	// parallel path.)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, c.mem)
 	if err != nil {
 		return nil, readError("reading a Parquet file", err)
 	}
