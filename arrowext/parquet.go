@@ -555,14 +555,27 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	// A buffered stream reads each page straight into the page buffer;
 	// without it, arrow-go first copies every column chunk whole into a
 	// fresh (zeroed) allocation.
+	size, err := r.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = r.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, readError("reading a Parquet file", err)
+	}
 	props := parquet.NewReaderProperties(c.mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 1 << 20
+	// A page may claim at most what the IPC readers let a compressed
+	// buffer claim, relative to the whole file.
+	props.MaxUncompressedPageSize = min(parquet.DefaultMaxUncompressedPageSize, maxDecompressionRatio*size+64<<10)
 	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, readError("reading a Parquet file", err)
 	}
 	defer pf.Close()
+	if err := checkRowCounts(pf, size); err != nil {
+		return nil, err
+	}
 	// Not Parallel: pqarrow then reads a struct's children, and makes the
 	// column readers, in goroutines of its own that do not recover, so a
 	// panic on a malformed page (a dictionary page without its header,
@@ -626,6 +639,34 @@ func readParquet(r parquet.ReaderAtSeeker, c *readConfig) (arrow.Table, error) {
 	keyed := array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows())
 	defer keyed.Release()
 	return checkedTable(RewrapTable(keyed))
+}
+
+// checkRowCounts refuses row counts that a file of size bytes cannot
+// hold: pqarrow sizes its builders by them before reading a page, so a
+// tiny file claiming 2^40 rows would exhaust memory, which no recover
+// catches. Runs and dictionaries let a byte stand for many rows, so the
+// bound is generous: maxDecompressionRatio × 8 rows per byte of file, as
+// if every byte were a bit-packed run as long as the IPC readers let a
+// compressed buffer expand.
+func checkRowCounts(pf *file.Reader, size int64) error {
+	bound, ok := core.MulInt64(maxDecompressionRatio*8, size)
+	if !ok {
+		return nil
+	}
+	bound += 64 << 10
+	if n := pf.NumRows(); n < 0 || n > bound {
+		return core.Errorf(arrowsparse.ErrStructure, "reading a Parquet file: it claims %d rows, more than a %d-byte file can hold (at most %d)", n, size, bound)
+	}
+	md := pf.MetaData()
+	var total int64
+	for g := range pf.NumRowGroups() {
+		n := md.RowGroup(g).NumRows()
+		if n < 0 || n > bound-total {
+			return core.Errorf(arrowsparse.ErrStructure, "reading a Parquet file: row group %d claims %d rows, more than a %d-byte file can hold (at most %d in all)", g, n, size, bound)
+		}
+		total += n
+	}
+	return nil
 }
 
 // checkCodecs returns an error when a column chunk names a compression
