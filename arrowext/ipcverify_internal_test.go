@@ -238,6 +238,52 @@ func TestCheckColumnBuffers(t *testing.T) {
 	defer bools5.Release()
 	assert.NoError(t, checkColumnBuffers(bools5, 0))
 
+	// Offsets: too few, descending, past the values; and good ones.
+	i32 := func(v ...int32) *memory.Buffer {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+		}
+		return memory.NewBufferBytes(b)
+	}
+	child := array.NewData(arrow.PrimitiveTypes.Int64, 4, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 32))}, nil, 0, 0)
+	defer child.Release()
+	text := memory.NewBufferBytes([]byte("abcd"))
+	for _, c := range []struct {
+		name string
+		typ  arrow.DataType
+		n    int
+		offs *memory.Buffer
+		want string // "" for no error
+	}{
+		{"list ok", arrow.ListOf(arrow.PrimitiveTypes.Int64), 3, i32(0, 1, 1, 4), ""},
+		{"list too few", arrow.ListOf(arrow.PrimitiveTypes.Int64), 3, i32(0, 1), "need 4 offsets, the buffer holds 2"},
+		{"list descending", arrow.ListOf(arrow.PrimitiveTypes.Int64), 3, i32(0, 3, 1, 4), "offsets descend at slot 1 (1 after 3)"},
+		{"list past child", arrow.ListOf(arrow.PrimitiveTypes.Int64), 3, i32(0, 1, 2, 5), "the last offset, 5, is past the 4 values"},
+		{"list negative", arrow.ListOf(arrow.PrimitiveTypes.Int64), 3, i32(-1, 1, 2, 4), "offset 0 is -1"},
+		{"string ok", arrow.BinaryTypes.String, 2, i32(0, 2, 4), ""},
+		{"string past data", arrow.BinaryTypes.String, 2, i32(0, 2, 9), "the last offset, 9, is past the 4 values"},
+	} {
+		var d *array.Data
+		if c.typ.ID() == arrow.LIST {
+			d = array.NewData(c.typ, c.n, []*memory.Buffer{nil, c.offs}, []arrow.ArrayData{child}, 0, 0)
+		} else {
+			d = array.NewData(c.typ, c.n, []*memory.Buffer{nil, c.offs, text}, nil, 0, 0)
+		}
+		err := checkColumnBuffers(d, 0)
+		if c.want == "" {
+			assert.NoError(t, err, c.name)
+		} else if assert.ErrorIs(t, err, arrow.ErrInvalid, c.name) {
+			assert.Contains(t, err.Error(), c.want, c.name)
+		}
+		d.Release()
+	}
+	fsl := array.NewData(arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int64), 3, []*memory.Buffer{nil}, []arrow.ArrayData{child}, 0, 0)
+	defer fsl.Release()
+	err = checkColumnBuffers(fsl, 0)
+	require.ErrorIs(t, err, arrow.ErrInvalid)
+	assert.Contains(t, err.Error(), "3 lists of 2 values need 6 values, the child has 4")
+
 	// The same child inside a list column.
 	offsets := make([]byte, 4*2)
 	binary.LittleEndian.PutUint32(offsets[4:], 37)

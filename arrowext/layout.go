@@ -1,6 +1,8 @@
 package arrowext
 
 import (
+	"encoding/binary"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -82,6 +84,9 @@ func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 		if !ok || have < (need+7)/8 {
 			return layoutError("%d values of %s need %d bytes, the buffer has %d", end, typ, (need+7)/8, have)
 		}
+	}
+	if err := checkOffsets(d, typ, end); err != nil {
+		return err
 	}
 	for _, c := range d.Children() {
 		if err := checkColumnBuffers(c, depth+1); err != nil {
@@ -194,4 +199,78 @@ func checkVariableLayout(a *VariableShapeTensorArray) error {
 		return layoutError("%s: %d shapes of %d dimensions need %d values, the shape field has %d", VariableShapeTensorName, send, a.TensorType().ndim, need, sv.Len())
 	}
 	return checkValues(sv, VariableShapeTensorName+" shapes")
+}
+
+// checkOffsets checks the offsets of list, map and binary data (of type
+// typ, its storage type for extensions) with end slots: arrow-go builds a
+// list over offsets too few for its slots, and reads offsets in any order,
+// so a slot past them or an offset past the values panics when read. The
+// offsets of slots [offset, end] must be present, ascending, and within
+// the child's slots (lists) or the values buffer (binary); fixed-size lists
+// need size slots of the child per slot.
+func checkOffsets(d arrow.ArrayData, typ arrow.DataType, end int64) error {
+	var w int       // bytes per offset
+	var limit int64 // what the last offset may reach
+	bufs := d.Buffers()
+	switch typ.ID() {
+	case arrow.LIST, arrow.MAP, arrow.LARGE_LIST:
+		if len(d.Children()) != 1 {
+			return layoutError("%s data has %d children, want 1", typ, len(d.Children()))
+		}
+		w, limit = 4, int64(d.Children()[0].Len())
+		if typ.ID() == arrow.LARGE_LIST {
+			w = 8
+		}
+	case arrow.BINARY, arrow.STRING, arrow.LARGE_BINARY, arrow.LARGE_STRING:
+		w = 4
+		if id := typ.ID(); id == arrow.LARGE_BINARY || id == arrow.LARGE_STRING {
+			w = 8
+		}
+		if len(bufs) > 2 && bufs[2] != nil {
+			limit = int64(bufs[2].Len())
+		}
+	case arrow.FIXED_SIZE_LIST:
+		if len(d.Children()) != 1 {
+			return layoutError("%s data has %d children, want 1", typ, len(d.Children()))
+		}
+		size := int64(typ.(*arrow.FixedSizeListType).Len())
+		need, ok := core.MulInt64(end, size)
+		if have := int64(d.Children()[0].Len()); !ok || have < need {
+			return layoutError("%d lists of %d values need %d values, the child has %d", end, size, need, have)
+		}
+		return nil
+	default:
+		return nil
+	}
+	if d.Len() == 0 {
+		return nil
+	}
+	var raw []byte
+	if len(bufs) > 1 && bufs[1] != nil {
+		raw = bufs[1].Bytes()
+	}
+	if int64(len(raw))/int64(w) < end+1 {
+		return layoutError("%d slots of %s need %d offsets, the buffer holds %d", end, typ, end+1, len(raw)/w)
+	}
+	at := func(i int64) int64 {
+		if w == 4 {
+			return int64(int32(binary.LittleEndian.Uint32(raw[4*i:])))
+		}
+		return int64(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	prev := at(int64(d.Offset()))
+	if prev < 0 {
+		return layoutError("%s offset %d is %d", typ, d.Offset(), prev)
+	}
+	for i := int64(d.Offset()) + 1; i <= end; i++ {
+		o := at(i)
+		if o < prev {
+			return layoutError("%s offsets descend at slot %d (%d after %d)", typ, i-1, o, prev)
+		}
+		prev = o
+	}
+	if prev > limit {
+		return layoutError("%s: the last offset, %d, is past the %d values", typ, prev, limit)
+	}
+	return nil
 }
