@@ -202,9 +202,17 @@
 // readers allocate what a file's metadata claims (a fatal out-of-memory
 // error on a lying vector length, which the fuzzer found), so ReadIPCFile,
 // ReadIPCFileBytes and ReadIPCStream first check every flatbuffer of the
-// input, its bodies and its compressed buffers' claimed sizes; and the
-// readers turn panics of arrow-go's decoders on malformed files into
-// errors.
+// input, its bodies, its compressed buffers' claimed sizes and its field
+// nodes' lengths and null counts; ReadParquet first checks the row counts
+// against the file's size and bounds the size a page may claim. Every
+// column a reader returns, of any type and at any depth, has validity
+// bitmaps, fixed-width values and offsets (present, ascending, within
+// their values) that cover its slots, since arrow-go builds columns over
+// buffers too short for them and its accessors then panic. The readers
+// turn panics of arrow-go's decoders on malformed files into errors, and
+// a failed read gives back to the allocator everything arrow-go left
+// allocated. pqarrow reads serially: in parallel, it decodes a struct's
+// children in goroutines whose panics end the process.
 //
 // # Concurrency
 //
