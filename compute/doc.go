@@ -106,8 +106,14 @@
 // arrowsparse.ErrOutOfRange (arrow.ErrIndex); a result too large for the
 // machine wraps arrowsparse.ErrOverflow. Errors of the conversions an
 // operand needs are passed on. No input makes a function panic, and every
-// allocation is bounded by the operands' sizes or, for dense results, by
-// the result's size after a check against the machine's memory.
+// allocation is bounded by the operands' sizes or, for dense results and
+// for the index pointers of CSR, CSC and GCS operands and results (one
+// entry per lane, as many as the compressed axes' extents multiply to),
+// by the shape, each buffer after a check against the machine's memory.
+// Those checks are per buffer: an operation that converts two operands of
+// a hypersparse shape to GCS holds three such arrays at once, so keep
+// hypersparse tensors in COO or CSF, whose sizes depend on their entries
+// alone.
 //
 // # Concurrency
 //
