@@ -314,15 +314,9 @@ func (v *fbVerifier) checkBuffers(msg int, bodyLen int64, at bodyReader) error {
 		return err
 	}
 	compressed, _ := v.field(rb, 3)
-	q, _ := v.field(rb, 2)
-	if q == 0 {
-		return nil
-	}
-	bufs, _ := v.deref(q)
-	n, first, _ := v.vector(bufs, 16)
+	n, first := v.pairs(rb, 2)
 	for i := range n {
-		off := int64(binary.LittleEndian.Uint64(v.b[first+16*i:]))
-		length := int64(binary.LittleEndian.Uint64(v.b[first+16*i+8:]))
+		off, length := v.pair(first, i)
 		if off < 0 || length < 0 || off > bodyLen || length > bodyLen-off {
 			return fbError("buffer %d (%d bytes at %d) lies outside the %d-byte body", i, length, off, bodyLen)
 		}
@@ -358,20 +352,34 @@ func (v *fbVerifier) checkNodes(rb int) error {
 			return fbError("a record batch claims %d rows", n)
 		}
 	}
-	q, _ := v.field(rb, 1)
-	if q == 0 {
-		return nil
-	}
-	nodes, _ := v.deref(q)
-	n, first, _ := v.vector(nodes, 16)
+	n, first := v.pairs(rb, 1)
 	for i := range n {
-		length := int64(binary.LittleEndian.Uint64(v.b[first+16*i:]))
-		nulls := int64(binary.LittleEndian.Uint64(v.b[first+16*i+8:]))
+		length, nulls := v.pair(first, i)
 		if length < 0 || nulls < 0 || nulls > length {
 			return fbError("field node %d claims %d nulls among %d slots", i, nulls, length)
 		}
 	}
 	return nil
+}
+
+// pairs returns the length and the position of the first element of the
+// vector of 16-byte structs (two int64s: a RecordBatch's FieldNodes or
+// Buffers) in slot s of the already walked table t; 0, 0 when absent.
+func (v *fbVerifier) pairs(t, s int) (n, first int) {
+	p, _ := v.field(t, s)
+	if p == 0 {
+		return 0, 0
+	}
+	q, _ := v.deref(p)
+	n, first, _ = v.vector(q, 16)
+	return n, first
+}
+
+// pair returns the two int64s of element i of a vector of 16-byte structs
+// starting at first.
+func (v *fbVerifier) pair(first, i int) (a, b int64) {
+	e := v.b[first+16*i:]
+	return int64(binary.LittleEndian.Uint64(e)), int64(binary.LittleEndian.Uint64(e[8:]))
 }
 
 // verifyIPCStream checks every message of an IPC stream held in memory.

@@ -56,6 +56,26 @@ func messages(data []byte) [][2]int {
 	return out
 }
 
+// batchVector returns, for the record batch of a stream of two messages
+// (schema, batch), the position in the stream of that batch's metadata
+// and the length and metadata position of the vector of 16-byte structs
+// in the batch's slot s (1: field nodes, 2: buffers), and the position of
+// its length field.
+func batchVector(t *testing.T, stream []byte, s int) (at, n, first, lenAt int) {
+	t.Helper()
+	ms := messages(stream)
+	require.Len(t, ms, 2)
+	meta := stream[ms[1][0] : ms[1][0]+ms[1][1]]
+	v := &fbVerifier{b: meta, budget: len(meta)}
+	root, err := v.root(messageFB)
+	require.NoError(t, err)
+	p, _ := v.field(root, 2)
+	rb, _ := v.deref(p)
+	lenAt, _ = v.field(rb, 0)
+	n, first = v.pairs(rb, s)
+	return ms[1][0], n, first, lenAt
+}
+
 func TestVerifyIPCStream(t *testing.T) {
 	good := streamWith(t)
 	require.NoError(t, verifyIPCStream(good))
@@ -102,14 +122,8 @@ func TestVerifyCompressedClaims(t *testing.T) {
 	require.NoError(t, err)
 	tbl.Release()
 	ms := messages(good)
+	_, n, first, _ := batchVector(t, good, 2)
 	meta := good[ms[1][0] : ms[1][0]+ms[1][1]]
-	v := &fbVerifier{b: meta, budget: len(meta)}
-	root, _ := v.root(messageFB)
-	p, _ := v.field(root, 2)
-	rb, _ := v.deref(p)
-	q, _ := v.field(rb, 2)
-	bufs, _ := v.deref(q)
-	n, first, _ := v.vector(bufs, 16)
 	body := ms[1][0] + ms[1][1]
 	lied := 0
 	for i := range n {
@@ -162,17 +176,8 @@ func TestVerifyFieldNodes(t *testing.T) {
 	assert.Equal(t, 3, tbl.Column(0).Data().Chunk(0).NullN())
 	tbl.Release()
 
-	ms := messages(good)
-	require.Len(t, ms, 2)
-	meta := good[ms[1][0] : ms[1][0]+ms[1][1]]
-	v := &fbVerifier{b: meta, budget: len(meta)}
-	root, _ := v.root(messageFB)
-	p, _ := v.field(root, 2)
-	rb, _ := v.deref(p)
-	lp, _ := v.field(rb, 0)
-	q, _ := v.field(rb, 1)
-	nodes, _ := v.deref(q)
-	n, first, _ := v.vector(nodes, 16)
+	at, n, first, lp := batchVector(t, good, 1)
+	meta := good[at:]
 	require.Equal(t, 1, n)
 	require.Equal(t, uint64(37), binary.LittleEndian.Uint64(meta[lp:]))
 	require.Equal(t, uint64(37), binary.LittleEndian.Uint64(meta[first:]))
@@ -191,7 +196,7 @@ func TestVerifyFieldNodes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bad := bytes.Clone(good)
-			binary.LittleEndian.PutUint64(bad[ms[1][0]+c.at:], uint64(c.v))
+			binary.LittleEndian.PutUint64(bad[at+c.at:], uint64(c.v))
 			err := verifyIPCStream(bad)
 			require.ErrorIs(t, err, arrow.ErrInvalid)
 			assert.Contains(t, err.Error(), c.want)
@@ -314,20 +319,12 @@ func TestCheckColumnBuffers(t *testing.T) {
 // reader then fails without releasing the message body it read.
 func TestFailedReadReleases(t *testing.T) {
 	good := plainStream(t)
-	ms := messages(good)
-	meta := good[ms[1][0] : ms[1][0]+ms[1][1]]
-	v := &fbVerifier{b: meta, budget: len(meta)}
-	root, _ := v.root(messageFB)
-	p, _ := v.field(root, 2)
-	rb, _ := v.deref(p)
-	q, _ := v.field(rb, 2)
-	bufs, _ := v.deref(q)
-	n, first, _ := v.vector(bufs, 16)
+	at, n, first, _ := batchVector(t, good, 2)
 	require.Equal(t, 2, n)
-	require.Equal(t, uint64(296), binary.LittleEndian.Uint64(meta[first+24:]), "the values buffer")
+	require.Equal(t, uint64(296), binary.LittleEndian.Uint64(good[at+first+24:]), "the values buffer")
 	bad := bytes.Clone(good)
-	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+16:], 296) // offset: the body's last 8 bytes
-	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+24:], 8)
+	binary.LittleEndian.PutUint64(bad[at+first+16:], 296) // offset: the body's last 8 bytes
+	binary.LittleEndian.PutUint64(bad[at+first+24:], 8)
 	require.NoError(t, verifyIPCStream(bad))
 
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -338,7 +335,7 @@ func TestFailedReadReleases(t *testing.T) {
 	// Shortened where it is: arrow-go would build the column over the
 	// bytes that follow the buffer.
 	bad = bytes.Clone(good)
-	binary.LittleEndian.PutUint64(bad[ms[1][0]+first+24:], 8)
+	binary.LittleEndian.PutUint64(bad[at+first+24:], 8)
 	_, err = ReadIPCStream(bytes.NewReader(bad), WithAllocator(mem))
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	assert.Contains(t, err.Error(), "37 values of int64 need 296 bytes, the buffer has 8")
