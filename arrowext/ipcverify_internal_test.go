@@ -302,6 +302,42 @@ func TestCheckColumnBuffers(t *testing.T) {
 	idx.SetDictionary(bad)
 	assert.ErrorIs(t, checkColumnBuffers(idx, 0), arrow.ErrInvalid)
 
+	// Dictionary indices: within the dictionary (signed and unsigned, null
+	// slots ignored), and present.
+	for _, c := range []struct {
+		name  string
+		it    arrow.DataType
+		idx   []byte
+		valid []byte
+		want  string
+	}{
+		{"int8 in range", arrow.PrimitiveTypes.Int8, []byte{0, 3, 1}, nil, ""},
+		{"int8 negative", arrow.PrimitiveTypes.Int8, []byte{0, 0xff, 1}, nil, "slot 1 indexes value -1 of a 4-value dictionary"},
+		{"uint8 past the end", arrow.PrimitiveTypes.Uint8, []byte{0, 4, 1}, nil, "slot 1 indexes value 4 of a 4-value dictionary"},
+		{"null slot not read", arrow.PrimitiveTypes.Uint8, []byte{0, 200, 1}, []byte{0b101}, ""},
+		{"uint16 past the end", arrow.PrimitiveTypes.Uint16, []byte{0, 0, 1, 1, 2, 0}, nil, "slot 1 indexes value 257"},
+		{"index buffer short", arrow.PrimitiveTypes.Int32, []byte{0, 0, 0, 0}, nil, "3 values of dictionary<values=int64, indices=int32, ordered=false> need 12 bytes"},
+	} {
+		nulls := 0
+		var vb *memory.Buffer
+		if c.valid != nil {
+			nulls, vb = 1, memory.NewBufferBytes(c.valid)
+		}
+		dt := &arrow.DictionaryType{IndexType: c.it, ValueType: arrow.PrimitiveTypes.Int64}
+		d := array.NewData(dt, 3, []*memory.Buffer{vb, memory.NewBufferBytes(c.idx)}, nil, nulls, 0)
+		d.SetDictionary(child)
+		err := checkColumnBuffers(d, 0)
+		if c.want == "" {
+			assert.NoError(t, err, c.name)
+		} else if assert.ErrorIs(t, err, arrow.ErrInvalid, c.name) {
+			assert.Contains(t, err.Error(), c.want, c.name)
+		}
+		d.Release()
+	}
+	noDict := array.NewData(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int64}, 1, []*memory.Buffer{nil, memory.NewBufferBytes([]byte{0})}, nil, 0, 0)
+	defer noDict.Release()
+	assert.ErrorIs(t, checkColumnBuffers(noDict, 0), arrow.ErrInvalid)
+
 	// Through ReadIPCStream's table check.
 	col := array.MakeFromData(bad)
 	defer col.Release()

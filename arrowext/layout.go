@@ -95,11 +95,63 @@ func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 	}
 	if d.DataType().ID() == arrow.DICTIONARY {
 		// Dictionary returns a typed nil when there is none.
-		if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
-			return checkColumnBuffers(dict, depth+1)
+		dict, ok := d.Dictionary().(*array.Data)
+		if !ok || dict == nil {
+			if d.Len() > 0 {
+				return layoutError("a dictionary-encoded column has no dictionary")
+			}
+			return nil
+		}
+		if err := checkColumnBuffers(dict, depth+1); err != nil {
+			return err
+		}
+		return checkIndices(d, int64(dict.Len()))
+	}
+	return nil
+}
+
+// checkIndices checks that the valid slots of dictionary-encoded data d
+// (its index buffer already known to cover them) index a dictionary of n
+// values: arrow-go looks them up without a bound check.
+func checkIndices(d arrow.ArrayData, n int64) error {
+	it := d.DataType().(*arrow.DictionaryType).IndexType.(arrow.FixedWidthDataType)
+	w := it.BitWidth() / 8
+	signed := arrow.IsSignedInteger(it.ID())
+	raw := d.Buffers()[1].Bytes()
+	var valid []byte
+	if d.NullN() != 0 && d.Buffers()[0] != nil {
+		valid = d.Buffers()[0].Bytes()
+	}
+	for i := d.Offset(); i < d.Offset()+d.Len(); i++ {
+		if valid != nil && !bitutil.BitIsSet(valid, i) {
+			continue
+		}
+		var v uint64
+		switch w {
+		case 1:
+			v = uint64(raw[i])
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(raw[2*i:]))
+		case 4:
+			v = uint64(binary.LittleEndian.Uint32(raw[4*i:]))
+		default:
+			v = binary.LittleEndian.Uint64(raw[8*i:])
+		}
+		if signed {
+			v = uint64(signExtend(v, w))
+		}
+		if int64(v) < 0 || int64(v) >= n {
+			return layoutError("slot %d indexes value %d of a %d-value dictionary", i-d.Offset(), int64(v), n)
 		}
 	}
 	return nil
+}
+
+// signExtend widens the w-byte two's complement integer in the low bytes
+// of v.
+func signExtend(v uint64, w int) int64 {
+	s := uint(64 - 8*w)
+	return int64(v<<s) >> s
 }
 
 func layoutError(format string, args ...any) error {
