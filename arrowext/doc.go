@@ -207,8 +207,10 @@
 // against the file's size and bounds the size a page may claim. Every
 // column a reader returns, of any type and at any depth, has validity
 // bitmaps, fixed-width values and offsets (present, ascending, within
-// their values) that cover its slots, since arrow-go builds columns over
-// buffers too short for them and its accessors then panic. The readers
+// their values) that cover its slots, and dictionary indices within their
+// dictionary, since arrow-go builds columns over buffers too short for
+// them and its accessors then panic. (Union, run-end-encoded and view
+// layouts are not checked.) The readers
 // turn panics of arrow-go's decoders on malformed files into errors, and
 // a failed read gives back to the allocator everything arrow-go left
 // allocated. pqarrow reads serially: in parallel, it decodes a struct's
