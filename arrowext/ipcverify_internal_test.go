@@ -208,6 +208,17 @@ func TestVerifyFieldNodes(t *testing.T) {
 	}
 }
 
+// assertRefusal asserts that err is nil when want is empty, and otherwise
+// an error wrapping arrow.ErrInvalid whose message contains want.
+func assertRefusal(t *testing.T, err error, want, name string) {
+	t.Helper()
+	if want == "" {
+		assert.NoError(t, err, name)
+	} else if assert.ErrorIs(t, err, arrow.ErrInvalid, name) {
+		assert.Contains(t, err.Error(), want, name)
+	}
+}
+
 // TestCheckColumnBuffers checks that a column of any type claiming nulls with a
 // validity bitmap too short for its slots is refused, at any depth.
 func TestCheckColumnBuffers(t *testing.T) {
@@ -235,7 +246,7 @@ func TestCheckColumnBuffers(t *testing.T) {
 	defer shortVals.Release()
 	err = checkColumnBuffers(shortVals, 0)
 	require.ErrorIs(t, err, arrow.ErrInvalid)
-	assert.Contains(t, err.Error(), "37 values of int64 need 296 bytes, the buffer has 288")
+	assert.Contains(t, err.Error(), "int64: 37 values need 296 bytes, the buffer has 288")
 	bools := array.NewData(arrow.FixedWidthTypes.Boolean, 37, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 4))}, nil, 0, 0)
 	defer bools.Release()
 	assert.ErrorIs(t, checkColumnBuffers(bools, 0), arrow.ErrInvalid)
@@ -275,12 +286,7 @@ func TestCheckColumnBuffers(t *testing.T) {
 		} else {
 			d = array.NewData(c.typ, c.n, []*memory.Buffer{nil, c.offs, text}, nil, 0, 0)
 		}
-		err := checkColumnBuffers(d, 0)
-		if c.want == "" {
-			assert.NoError(t, err, c.name)
-		} else if assert.ErrorIs(t, err, arrow.ErrInvalid, c.name) {
-			assert.Contains(t, err.Error(), c.want, c.name)
-		}
+		assertRefusal(t, checkColumnBuffers(d, 0), c.want, c.name)
 		d.Release()
 	}
 	fsl := array.NewData(arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int64), 3, []*memory.Buffer{nil}, []arrow.ArrayData{child}, 0, 0)
@@ -316,7 +322,7 @@ func TestCheckColumnBuffers(t *testing.T) {
 		{"uint8 past the end", arrow.PrimitiveTypes.Uint8, []byte{0, 4, 1}, nil, "slot 1 indexes value 4 of a 4-value dictionary"},
 		{"null slot not read", arrow.PrimitiveTypes.Uint8, []byte{0, 200, 1}, []byte{0b101}, ""},
 		{"uint16 past the end", arrow.PrimitiveTypes.Uint16, []byte{0, 0, 1, 1, 2, 0}, nil, "slot 1 indexes value 257"},
-		{"index buffer short", arrow.PrimitiveTypes.Int32, []byte{0, 0, 0, 0}, nil, "3 values of dictionary<values=int64, indices=int32, ordered=false> need 12 bytes"},
+		{"index buffer short", arrow.PrimitiveTypes.Int32, []byte{0, 0, 0, 0}, nil, "dictionary<values=int64, indices=int32, ordered=false>: 3 values need 12 bytes"},
 	} {
 		nulls := 0
 		var vb *memory.Buffer
@@ -326,14 +332,13 @@ func TestCheckColumnBuffers(t *testing.T) {
 		dt := &arrow.DictionaryType{IndexType: c.it, ValueType: arrow.PrimitiveTypes.Int64}
 		d := array.NewData(dt, 3, []*memory.Buffer{vb, memory.NewBufferBytes(c.idx)}, nil, nulls, 0)
 		d.SetDictionary(child)
-		err := checkColumnBuffers(d, 0)
-		if c.want == "" {
-			assert.NoError(t, err, c.name)
-		} else if assert.ErrorIs(t, err, arrow.ErrInvalid, c.name) {
-			assert.Contains(t, err.Error(), c.want, c.name)
-		}
+		assertRefusal(t, checkColumnBuffers(d, 0), c.want, c.name)
 		d.Release()
 	}
+	// A null-typed column has no bitmap and every slot null: it passes.
+	nulls := array.NewData(arrow.Null, 5, []*memory.Buffer{nil}, nil, 5, 0)
+	defer nulls.Release()
+	assert.NoError(t, checkColumnBuffers(nulls, 0))
 	noDict := array.NewData(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int64}, 1, []*memory.Buffer{nil, memory.NewBufferBytes([]byte{0})}, nil, 0, 0)
 	defer noDict.Release()
 	assert.ErrorIs(t, checkColumnBuffers(noDict, 0), arrow.ErrInvalid)
@@ -374,7 +379,7 @@ func TestFailedReadReleases(t *testing.T) {
 	binary.LittleEndian.PutUint64(bad[at+first+24:], 8)
 	_, err = ReadIPCStream(bytes.NewReader(bad), WithAllocator(mem))
 	require.ErrorIs(t, err, arrow.ErrInvalid)
-	assert.Contains(t, err.Error(), "37 values of int64 need 296 bytes, the buffer has 8")
+	assert.Contains(t, err.Error(), "int64: 37 values need 296 bytes, the buffer has 8")
 
 	// readAllocator itself: what is still out when releaseAll runs goes
 	// back, what was freed before is not freed twice, and a reallocated
@@ -384,11 +389,11 @@ func TestFailedReadReleases(t *testing.T) {
 	b := ra.Allocate(200)
 	c := ra.Allocate(0)
 	b = ra.Reallocate(5000, b)
+	assert.Len(t, b, 5000)
 	ra.Free(a)
 	assert.Equal(t, 5000+len(c), mem.CurrentAlloc())
 	ra.releaseAll()
 	assert.Zero(t, mem.CurrentAlloc())
 	ra.releaseAll()
 	assert.Zero(t, mem.CurrentAlloc())
-	_ = b
 }

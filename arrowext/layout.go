@@ -75,15 +75,8 @@ func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 	if ext, ok := typ.(arrow.ExtensionType); ok {
 		typ = ext.StorageType()
 	}
-	if fw, ok := typ.(arrow.FixedWidthDataType); ok && len(bufs) == 2 {
-		need, ok := core.MulInt64(end, int64(fw.BitWidth()))
-		have := int64(0)
-		if bufs[1] != nil {
-			have = int64(bufs[1].Len())
-		}
-		if !ok || have < (need+7)/8 {
-			return layoutError("%d values of %s need %d bytes, the buffer has %d", end, typ, (need+7)/8, have)
-		}
+	if err := checkWidth(d, typ, end, typ.String()); err != nil {
+		return err
 	}
 	if err := checkOffsets(d, typ, end); err != nil {
 		return err
@@ -117,6 +110,12 @@ func checkIndices(d arrow.ArrayData, n int64) error {
 	it := d.DataType().(*arrow.DictionaryType).IndexType.(arrow.FixedWidthDataType)
 	w := it.BitWidth() / 8
 	signed := arrow.IsSignedInteger(it.ID())
+	if len(d.Buffers()) != 2 || d.Buffers()[1] == nil {
+		if d.Len() > 0 {
+			return layoutError("a dictionary-encoded column has no index buffer")
+		}
+		return nil
+	}
 	raw := d.Buffers()[1].Bytes()
 	var valid []byte
 	if d.NullN() != 0 && d.Buffers()[0] != nil {
@@ -180,14 +179,22 @@ func checkValues(d arrow.ArrayData, what string) error {
 	if err := checkSlots(d, end, what); err != nil {
 		return err
 	}
-	fw, ok := d.DataType().(arrow.FixedWidthDataType)
-	if !ok || fw.BitWidth()%8 != 0 {
-		return nil // not read as tensor values
-	}
-	need, ok := core.MulInt64(end, int64(fw.BitWidth()/8))
+	return checkWidth(d, d.DataType(), end, what)
+}
+
+// checkWidth checks that data d of the fixed-width type typ (its storage
+// type for extensions; other types pass) has a values buffer covering its
+// end slots, offset included: whole bytes, or bits for bit-packed types.
+func checkWidth(d arrow.ArrayData, typ arrow.DataType, end int64, what string) error {
+	fw, ok := typ.(arrow.FixedWidthDataType)
 	bufs := d.Buffers()
+	if !ok || len(bufs) != 2 {
+		return nil
+	}
+	bitsNeed, ok := core.MulInt64(end, int64(fw.BitWidth()))
+	need := (bitsNeed + 7) / 8
 	have := int64(0)
-	if len(bufs) > 1 && bufs[1] != nil {
+	if bufs[1] != nil {
 		have = int64(bufs[1].Len())
 	}
 	if !ok || have < need {
