@@ -2,6 +2,7 @@ package arrowext
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -311,25 +312,57 @@ func checkOffsets(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 	if int64(len(raw))/int64(w) < end+1 {
 		return layoutError("%d slots of %s need %d offsets, the buffer holds %d", end, typ, end+1, len(raw)/w)
 	}
-	at := func(i int64) int64 {
-		if w == 4 {
-			return int64(int32(binary.LittleEndian.Uint32(raw[4*i:])))
-		}
-		return int64(binary.LittleEndian.Uint64(raw[8*i:]))
+	var first, last, bad, from, to int64
+	if w == 4 {
+		first, last, bad, from, to = scanOffsets[int32](raw[4*int64(d.Offset()) : 4*(end+1)])
+	} else {
+		first, last, bad, from, to = scanOffsets[int64](raw[8*int64(d.Offset()) : 8*(end+1)])
 	}
-	prev := at(int64(d.Offset()))
-	if prev < 0 {
-		return layoutError("%s offset %d is %d", typ, d.Offset(), prev)
+	if first < 0 {
+		return layoutError("%s offset %d is %d", typ, d.Offset(), first)
 	}
-	for i := int64(d.Offset()) + 1; i <= end; i++ {
-		o := at(i)
-		if o < prev {
-			return layoutError("%s offsets descend at slot %d (%d after %d)", typ, i-1, o, prev)
-		}
-		prev = o
+	if bad >= 0 {
+		return layoutError("%s offsets descend at slot %d (%d after %d)", typ, int64(d.Offset())+bad, to, from)
 	}
+	prev := last
 	if prev > limit {
 		return layoutError("%s: the last offset, %d, is past the %d values", typ, prev, limit)
 	}
 	return nil
+}
+
+// scanOffsets returns the first and last of the little-endian offsets of
+// type T in raw and, if they ever descend, the first slot after which they
+// do with the two offsets there (bad = -1 otherwise). The loop's only
+// branch on the data is its exit, so that it runs at memory speed; a
+// descent is located in a second pass.
+func scanOffsets[T int32 | int64](raw []byte) (first, last, bad, from, to int64) {
+	w := int(unsafe.Sizeof(T(0)))
+	n := len(raw) / w
+	prev := offsetAt[T](raw, 0)
+	first = int64(prev)
+	down := false
+	for j := 1; j < n; j++ {
+		o := offsetAt[T](raw, j)
+		down = down || o < prev
+		prev = o
+	}
+	last = int64(prev)
+	if !down {
+		return first, last, -1, 0, 0
+	}
+	for j := 1; j < n; j++ {
+		if a, b := offsetAt[T](raw, j-1), offsetAt[T](raw, j); b < a {
+			return first, last, int64(j - 1), int64(a), int64(b)
+		}
+	}
+	return first, last, -1, 0, 0
+}
+
+// offsetAt decodes offset j of type T from raw.
+func offsetAt[T int32 | int64](raw []byte, j int) T {
+	if unsafe.Sizeof(T(0)) == 4 {
+		return T(int32(binary.LittleEndian.Uint32(raw[4*j : 4*j+4])))
+	}
+	return T(int64(binary.LittleEndian.Uint64(raw[8*j : 8*j+8])))
 }
