@@ -207,14 +207,24 @@
 // against the file's size and bounds the size a page may claim. Every
 // column a reader returns, of any type and at any depth, has validity
 // bitmaps, fixed-width values and offsets (present, ascending, within
-// their values) that cover its slots, and dictionary indices within their
-// dictionary, since arrow-go builds columns over buffers too short for
-// them and its accessors then panic. (Union, run-end-encoded and view
-// layouts are not checked.) The readers
-// turn panics of arrow-go's decoders on malformed files into errors, and
-// a failed read gives back to the allocator everything arrow-go left
-// allocated. pqarrow reads serially: in parallel, it decodes a struct's
-// children in goroutines whose panics end the process.
+// their values) that cover its slots, dictionary indices within their
+// dictionary, struct fields and sparse union members as long as the
+// column, union type ids among the type's codes and dense union offsets
+// within their member, run ends positive, ascending and reaching the
+// column's end, and string, binary and list views within their buffers or
+// child, since arrow-go builds columns over data that lies about them and
+// its accessors then panic. These checks read every slot (every run, for
+// run-end encoding) once. The readers turn panics of arrow-go's decoders
+// on malformed files into errors, and a failed read gives back to the
+// allocator everything arrow-go left allocated. pqarrow reads serially: in
+// parallel, it decodes a struct's children in goroutines whose panics end
+// the process.
+//
+// The IPC writers write sliced dense unions and list views, at any depth,
+// which arrow-go's encoder alone cannot (it panics on both): such columns
+// are rebased to offset 0 first, zero-copy but for list offsets and
+// validity bitmaps at a bit offset. Should the encoder still panic, the
+// writers return an error wrapping arrow.ErrType.
 //
 // # Concurrency
 //

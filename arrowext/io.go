@@ -131,16 +131,29 @@ func (c *writeConfig) ipcOptions(schema *arrow.Schema) ([]ipc.Option, error) {
 }
 
 // recordBatches calls f with the table's record batches: its chunks as
-// they are, or cut to the batch length.
-func (c *writeConfig) recordBatches(tbl arrow.Table, f func(arrow.RecordBatch) error) error {
+// they are, or cut to the batch length, with sliced dense unions and list
+// views rebased (see unsliced). A panic in f (arrow-go's encoders, on a layout
+// they mishandle) is returned as an error.
+func (c *writeConfig) recordBatches(tbl arrow.Table, f func(arrow.RecordBatch) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = core.Errorf(arrowsparse.ErrUnsupportedType, "arrow-go's encoder failed on this table (%v)", r)
+		}
+	}()
 	tr := array.NewTableReader(tbl, c.batchLen)
 	defer tr.Release()
 	for tr.Next() {
-		if err := f(tr.RecordBatch()); err != nil {
+		if err := writeBatch(unsliced(c.mem, tr.RecordBatch()), f); err != nil {
 			return err
 		}
 	}
 	return tr.Err()
+}
+
+// writeBatch calls f with rec and releases rec, even if f panics.
+func writeBatch(rec arrow.RecordBatch, f func(arrow.RecordBatch) error) error {
+	defer rec.Release()
+	return f(rec)
 }
 
 // WriteIPCFile writes a table as an Arrow IPC file (the "Feather v2"

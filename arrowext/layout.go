@@ -87,6 +87,9 @@ func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 			return err
 		}
 	}
+	if err := checkNested(d, typ, end); err != nil {
+		return err
+	}
 	if d.DataType().ID() == arrow.DICTIONARY {
 		// Dictionary returns a typed nil when there is none.
 		dict, ok := d.Dictionary().(*array.Data)
