@@ -210,8 +210,14 @@ func FuzzReadTable(f *testing.F) {
 			for col := range int(got.NumCols()) {
 				for _, ch := range got.Column(col).Data().Chunks() {
 					if !arrowext.Implements(extName(ch.DataType())) {
-						// Whatever was accepted can be read, slot by slot.
-						for i := range ch.Len() {
+						// Whatever was accepted can be read, slot by
+						// slot (the first and last slots of columns
+						// longer than the input has bits: null columns
+						// need no bytes).
+						for i := 0; i < ch.Len(); i++ {
+							if i == 1024 && ch.Len() > 8*len(data)+2048 {
+								i = ch.Len() - 1024
+							}
 							_ = ch.ValueStr(i)
 						}
 						continue
