@@ -255,13 +255,7 @@ func TestCheckColumnBuffers(t *testing.T) {
 	assert.NoError(t, checkColumnBuffers(bools5, 0))
 
 	// Offsets: too few, descending, past the values; and good ones.
-	i32 := func(v ...int32) *memory.Buffer {
-		b := make([]byte, 4*len(v))
-		for i, x := range v {
-			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-		}
-		return memory.NewBufferBytes(b)
-	}
+	i32 := le32
 	child := array.NewData(arrow.PrimitiveTypes.Int64, 4, []*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 32))}, nil, 0, 0)
 	defer child.Release()
 	text := memory.NewBufferBytes([]byte("abcd"))
