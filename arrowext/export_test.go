@@ -1,10 +1,5 @@
 package arrowext
 
-import (
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-)
-
 // SetListLimit lowers the number of elements above which the writers use
 // a LargeList, for tests; it returns a function that restores it.
 func SetListLimit(n int64) (restore func()) {
@@ -30,14 +25,3 @@ func ParsePageHeader(b []byte) (n int, short bool) {
 
 // FlatReads is the number of files ReadParquet's flat reader has read.
 func FlatReads() int64 { return flatReads.Load() }
-
-// NestedTable returns a table of sliced union, run-end-encoded, view and
-// struct columns (the fuzz seeds of the nested layout checks); release it
-// and nothing else.
-func NestedTable(mem memory.Allocator) arrow.Table {
-	tbl, cols := nestedTable(mem)
-	for _, c := range cols {
-		c.Release()
-	}
-	return tbl
-}

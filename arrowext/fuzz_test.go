@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arrowsparse/arrowsparse/arrowext"
+	"github.com/arrowsparse/arrowsparse/internal/testing/layouts"
 )
 
 // metadataSeeds are real metadata: what Arrow C++ 25.0.1 writes (through
@@ -188,7 +189,8 @@ func FuzzReadTable(f *testing.F) {
 		}
 	}
 	mem := memory.NewGoAllocator()
-	for _, tbl := range []arrow.Table{testTable(f, mem), arrowext.NestedTable(mem)} {
+	nested, cols := layouts.Table(mem)
+	for _, tbl := range []arrow.Table{testTable(f, mem), nested} {
 		for _, c := range containers {
 			var buf bytes.Buffer
 			if c.write(&buf, tbl) == nil {
@@ -196,6 +198,9 @@ func FuzzReadTable(f *testing.F) {
 			}
 		}
 		tbl.Release()
+	}
+	for _, c := range cols {
+		c.Release()
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Every byte is given back, on error paths too.

@@ -3,8 +3,6 @@ package arrowext
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arrowsparse/arrowsparse/internal/testing/layouts"
 )
 
 // le32 and le64 return a buffer of little-endian integers.
@@ -124,60 +124,12 @@ func i32Data(v ...int32) arrow.ArrayData {
 	return array.NewData(arrow.PrimitiveTypes.Int32, len(v), []*memory.Buffer{nil, le32(v...)}, nil, 0, 0)
 }
 
-// nestedTable returns a table of one column of each layout checkNested
-// reads (sparse and dense unions, run-end encoded, string view, list views,
-// struct), built by arrow-go's builders and sliced, with its columns.
-func nestedTable(mem memory.Allocator) (arrow.Table, []arrow.Array) {
-	var cols []arrow.Array
-	add := func(b array.Builder) {
-		a := b.NewArray()
-		b.Release()
-		cols = append(cols, array.NewSlice(a, 1, int64(a.Len())))
-		a.Release()
-	}
-	codes := []arrow.UnionTypeCode{3, 7}
-	fields := []arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}, {Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}
-	for _, mode := range []arrow.UnionMode{arrow.SparseMode, arrow.DenseMode} {
-		b := array.NewBuilder(mem, arrow.UnionOf(mode, fields, codes))
-		fill(b, 6)
-		add(b)
-	}
-	rb := array.NewRunEndEncodedBuilder(mem, arrow.PrimitiveTypes.Int16, arrow.BinaryTypes.String)
-	for _, s := range []string{"a", "a", "b", "b", "b", "c"} {
-		rb.Append(1)
-		rb.ValueBuilder().(*array.StringBuilder).Append(s)
-	}
-	add(rb)
-	sv := array.NewStringViewBuilder(mem)
-	sv.AppendValues([]string{"short", "a string longer than twelve bytes", "", "another string longer than twelve", "x"}, []bool{true, true, false, true, true})
-	add(sv)
-	for _, typ := range []arrow.DataType{arrow.ListViewOf(arrow.PrimitiveTypes.Int64), arrow.LargeListViewOf(arrow.PrimitiveTypes.Int32), arrow.StructOf(fields...)} {
-		b := array.NewBuilder(mem, typ)
-		fill(b, 6)
-		add(b)
-	}
-
-	fs := make([]arrow.Field, len(cols))
-	n := cols[0].Len()
-	for i, c := range cols {
-		fs[i] = arrow.Field{Name: c.DataType().Name(), Type: c.DataType(), Nullable: true}
-		n = min(n, c.Len())
-	}
-	chunks := make([][]arrow.Array, len(cols))
-	for i, c := range cols {
-		cols[i] = array.NewSlice(c, 0, int64(n))
-		c.Release()
-		chunks[i] = []arrow.Array{cols[i]}
-	}
-	return array.NewTableFromSlice(arrow.NewSchema(fs, nil), chunks), cols
-}
-
 // TestNestedLayoutsRoundTrip writes nestedTable through an IPC file and
 // reads it back: no column is refused and every value survives.
 func TestNestedLayoutsRoundTrip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	tbl, cols := nestedTable(mem)
+	tbl, cols := layouts.Table(mem)
 	defer tbl.Release()
 	defer func() {
 		for _, c := range cols {
@@ -197,33 +149,15 @@ func TestNestedLayoutsRoundTrip(t *testing.T) {
 }
 
 // TestWriteSlicedNested writes sliced columns that hold dense unions and
-// list views at every depth arrow-go's writer slices (struct fields, list
-// values, fixed-size lists, sparse union members, map values) and reads
-// them back: arrow-go's writer alone panics on each.
+// list views at every depth arrow-go's writer slices (layouts.NestedTypes)
+// and reads them back: arrow-go's writer alone panics on each.
 func TestWriteSlicedNested(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	du := arrow.DenseUnionOf([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, []arrow.UnionTypeCode{2, 5})
-	lv := arrow.ListViewOf(arrow.PrimitiveTypes.Int32)
-	leaf := arrow.StructOf(arrow.Field{Name: "u", Type: du, Nullable: true}, arrow.Field{Name: "v", Type: lv, Nullable: true})
-	types := []arrow.DataType{
-		leaf,
-		arrow.ListOf(leaf),
-		arrow.LargeListOf(du),
-		arrow.FixedSizeListOf(2, lv),
-		arrow.SparseUnionOf([]arrow.Field{{Name: "d", Type: du}, {Name: "l", Type: lv}}, []arrow.UnionTypeCode{0, 1}),
-		arrow.MapOf(arrow.PrimitiveTypes.Int32, leaf),
-		du,
-		lv,
-	}
-	for _, typ := range types {
-		b := array.NewBuilder(mem, typ)
-		fill(b, 7)
-		a := b.NewArray()
-		b.Release()
-		for _, cut := range [][2]int64{{1, 4}, {3, 7}, {2, 2}} {
-			s := array.NewSlice(a, cut[0], cut[1])
-			tbl := array.NewTableFromSlice(arrow.NewSchema([]arrow.Field{{Name: "c", Type: typ, Nullable: true}}, nil), [][]arrow.Array{{s}})
+	for _, typ := range layouts.NestedTypes() {
+		for _, cut := range layouts.Cuts {
+			s := layouts.Sliced(mem, typ, cut[0], cut[1])
+			tbl := layouts.OneColumn(s)
 			for _, stream := range []bool{false, true} {
 				var buf bytes.Buffer
 				var got arrow.Table
@@ -244,74 +178,7 @@ func TestWriteSlicedNested(t *testing.T) {
 			tbl.Release()
 			s.Release()
 		}
-		a.Release()
 	}
-}
-
-// fill appends n values to b, of any type TestWriteSlicedNested uses: the
-// i-th slot of each level null when i%4 == 3, unions alternating members.
-func fill(b array.Builder, n int) {
-	for i := range n {
-		switch b := b.(type) {
-		case *array.Int64Builder:
-			b.Append(int64(i))
-		case *array.Int32Builder:
-			b.Append(int32(i))
-		case *array.StringBuilder:
-			b.Append(strings.Repeat("s", i+10))
-		case *array.StructBuilder:
-			b.Append(i%4 != 3)
-			for f := range b.NumField() {
-				fill(b.FieldBuilder(f), 1)
-			}
-		case *array.ListViewBuilder, *array.LargeListViewBuilder:
-			lb := b.(listViewBuilder)
-			if i%4 == 3 {
-				lb.AppendNull()
-				continue
-			}
-			lb.AppendWithSize(true, i%3)
-			fill(lb.ValueBuilder(), i%3)
-		case *array.MapBuilder:
-			b.Append(true)
-			fill(b.KeyBuilder(), 2)
-			fill(b.ItemBuilder(), 2)
-		case array.ListLikeBuilder:
-			b.Append(i%4 != 3)
-			if i%4 != 3 {
-				k := 2
-				if _, ok := b.(*array.FixedSizeListBuilder); !ok {
-					k = i % 3
-				}
-				fill(b.ValueBuilder(), k)
-			} else if _, ok := b.(*array.FixedSizeListBuilder); ok {
-				fill(b.ValueBuilder(), 2)
-			}
-		case *array.DenseUnionBuilder:
-			c := i % 2
-			b.Append(b.Type().(arrow.UnionType).TypeCodes()[c])
-			fill(b.Child(c), 1)
-		case *array.SparseUnionBuilder:
-			c := i % 2
-			b.Append(b.Type().(arrow.UnionType).TypeCodes()[c])
-			for k := range b.NumChildren() {
-				if k == c {
-					fill(b.Child(k), 1)
-				} else {
-					b.Child(k).AppendEmptyValue()
-				}
-			}
-		default:
-			panic(fmt.Sprintf("fill: %T", b))
-		}
-	}
-}
-
-// listViewBuilder is what the list view builders of both offset widths
-// have in common.
-type listViewBuilder interface {
-	array.ListLikeBuilder
-	AppendWithSize(valid bool, size int)
 }
 
 // TestWriteEncoderPanic checks that the IPC writers turn a panic in the

@@ -30,6 +30,10 @@
 #                      pyarrow 25.0.1's documented misbehaviours are pinned.
 #                      `sptensor pack` packs the pyarrow messages of check 4;
 #                      pyarrow reads the table and `unpack` gives them back.
+#                      Columns of unions, run ends, views and structs,
+#                      nested and sliced (layoutcases), go to pyarrow, which
+#                      validates them in full and writes them back, and
+#                      pyarrow's own go through Go: both sides compare.
 #                      Sparse columns (arrowsparse.coo/.csr/.csc/.csf/.gcs):
 #                      sparsecases writes every format x index type x value
 #                      type x shape mode (IPC files; a subset also as IPC
@@ -63,6 +67,7 @@ go build -o build/tablecases ./interop/tablecases
 go build -o build/sparsecases ./interop/sparsecases
 go build -o build/gocompute ./interop/gocompute
 go build -o build/cootable ./interop/cootable
+go build -o build/layoutcases ./interop/layoutcases
 
 SEED=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "interop: SEED=$SEED (reproduce with: SEED=$SEED interop/run.sh)"
@@ -150,6 +155,10 @@ counted "   Go -> Go: sptensor dump of the same tables" "$PY" "${TABLES[@]}" che
 counted "   pinned pyarrow 25.0.1 behaviours still hold" "$PY" "${TABLES[@]}" pins
 counted "   sptensor pack of pyarrow's messages, pyarrow reads, unpack" "$PY" "${TABLES[@]}" packed "$SPT" "$WORK/py" "$WORK/packed"
 grep -E '^  [0-9]+ ' "$WORK/log.$((${#labels[@]} - 1))" || true
+"$ROOT/build/layoutcases" write "$WORK/layouts"
+counted "   Go -> pyarrow: sliced unions, run ends, views and structs, validated in full" "$PY" interop/layout_check.py rewrite "$WORK/layouts"
+counted "   pyarrow -> Go: pyarrow's rewrites equal what Go wrote" "$ROOT/build/layoutcases" check "$WORK/layouts"
+counted "   pyarrow's own such table through Go, equal" "$PY" interop/layout_check.py compare "$WORK/layouts"
 example() { # examples/fixedshape writes a column; its read.py reads it with pyarrow
   if go run ./examples/fixedshape "$WORK/example" >"$WORK/example.log" 2>&1 &&
      "$PY" examples/fixedshape/read.py "$WORK/example" >>"$WORK/example.log" 2>&1; then
