@@ -223,8 +223,10 @@
 // The IPC writers write sliced dense unions and list views, at any depth,
 // which arrow-go's encoder alone cannot (it panics on both): such columns
 // are rebased to offset 0 first, zero-copy but for list offsets and
-// validity bitmaps at a bit offset. Should the encoder still panic, the
-// writers return an error wrapping arrow.ErrType.
+// validity bitmaps at a bit offset. (Not under run-end-encoded columns or
+// in dictionaries, which arrow-go's writer cuts itself.) Should the
+// encoder still panic, the writers return an error wrapping
+// arrow.ErrType.
 //
 // # Concurrency
 //

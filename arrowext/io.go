@@ -164,35 +164,52 @@ func writeBatch(rec arrow.RecordBatch, f func(arrow.RecordBatch) error) error {
 // without a copy on this side.
 func WriteIPCFile(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 	c := newWriteConfig(opts)
-	iopts, err := c.ipcOptions(tbl.Schema())
+	return c.tracked(func() error {
+		iopts, err := c.ipcOptions(tbl.Schema())
+		if err != nil {
+			return err
+		}
+		fw, err := ipc.NewFileWriter(w, iopts...)
+		if err != nil {
+			return writeError("writing an IPC file", err)
+		}
+		if err := c.recordBatches(tbl, fw.Write); err != nil {
+			fw.Close()
+			return writeError("writing an IPC file", err)
+		}
+		return writeError("writing an IPC file", fw.Close())
+	})
+}
+
+// tracked runs the write f with c.mem replaced by a trackingAllocator and,
+// if f fails, frees what it left allocated (arrow-go's encoder drops its
+// buffers when it panics).
+func (c *writeConfig) tracked(f func() error) error {
+	ta := newTrackingAllocator(c.mem)
+	c.mem = ta
+	err := f()
 	if err != nil {
-		return err
+		ta.releaseAll()
 	}
-	fw, err := ipc.NewFileWriter(w, iopts...)
-	if err != nil {
-		return writeError("writing an IPC file", err)
-	}
-	if err := c.recordBatches(tbl, fw.Write); err != nil {
-		fw.Close()
-		return writeError("writing an IPC file", err)
-	}
-	return writeError("writing an IPC file", fw.Close())
+	return err
 }
 
 // WriteIPCStream writes a table as an Arrow IPC stream, with an
 // end-of-stream marker; see WriteIPCFile.
 func WriteIPCStream(w io.Writer, tbl arrow.Table, opts ...WriteOption) error {
 	c := newWriteConfig(opts)
-	iopts, err := c.ipcOptions(tbl.Schema())
-	if err != nil {
-		return err
-	}
-	sw := ipc.NewWriter(w, iopts...)
-	if err := c.recordBatches(tbl, sw.Write); err != nil {
-		sw.Close()
-		return writeError("writing an IPC stream", err)
-	}
-	return writeError("writing an IPC stream", sw.Close())
+	return c.tracked(func() error {
+		iopts, err := c.ipcOptions(tbl.Schema())
+		if err != nil {
+			return err
+		}
+		sw := ipc.NewWriter(w, iopts...)
+		if err := c.recordBatches(tbl, sw.Write); err != nil {
+			sw.Close()
+			return writeError("writing an IPC stream", err)
+		}
+		return writeError("writing an IPC stream", sw.Close())
+	})
 }
 
 // ReadIPCFile reads every record batch of an Arrow IPC file into a table,
@@ -350,9 +367,9 @@ func writeError(what string, err error) error {
 // safely runs f, turning a panic in arrow-go's decoders (which do not
 // check every buffer of a malformed file) into an error wrapping
 // arrow.ErrInvalid. f must allocate through c.mem, which safely replaces
-// with a readAllocator: when f fails, what it left allocated is freed.
+// with a trackingAllocator: when f fails, what it left allocated is freed.
 func safely(c *readConfig, what string, f func() (arrow.Table, error)) (tbl arrow.Table, err error) {
-	ra := newReadAllocator(c.mem)
+	ra := newTrackingAllocator(c.mem)
 	c.mem = ra
 	defer func() {
 		r := recover()

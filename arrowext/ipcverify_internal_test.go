@@ -375,10 +375,10 @@ func TestFailedReadReleases(t *testing.T) {
 	require.ErrorIs(t, err, arrow.ErrInvalid)
 	assert.Contains(t, err.Error(), "int64: 37 values need 296 bytes, the buffer has 8")
 
-	// readAllocator itself: what is still out when releaseAll runs goes
+	// trackingAllocator itself: what is still out when releaseAll runs goes
 	// back, what was freed before is not freed twice, and a reallocated
 	// buffer is tracked at its new address.
-	ra := newReadAllocator(mem)
+	ra := newTrackingAllocator(mem)
 	a := ra.Allocate(100)
 	b := ra.Allocate(200)
 	c := ra.Allocate(0)

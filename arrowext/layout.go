@@ -112,49 +112,71 @@ func checkColumnBuffers(d arrow.ArrayData, depth int) error {
 // values: arrow-go looks them up without a bound check.
 func checkIndices(d arrow.ArrayData, n int64) error {
 	it := d.DataType().(*arrow.DictionaryType).IndexType.(arrow.FixedWidthDataType)
-	w := it.BitWidth() / 8
+	w := int64(it.BitWidth() / 8)
 	signed := arrow.IsSignedInteger(it.ID())
-	if len(d.Buffers()) != 2 || d.Buffers()[1] == nil {
+	raw := bufferBytes(d, 1)
+	if len(d.Buffers()) != 2 || raw == nil {
 		if d.Len() > 0 {
 			return layoutError("a dictionary-encoded column has no index buffer")
 		}
 		return nil
 	}
-	raw := d.Buffers()[1].Bytes()
-	var valid []byte
-	if d.NullN() != 0 && d.Buffers()[0] != nil {
-		valid = d.Buffers()[0].Bytes()
-	}
-	for i := d.Offset(); i < d.Offset()+d.Len(); i++ {
-		if valid != nil && !bitutil.BitIsSet(valid, i) {
+	valid := bitmapOf(d)
+	for i := int64(d.Offset()); i < int64(d.Offset()+d.Len()); i++ {
+		if !validSlot(valid, i) {
 			continue
 		}
-		var v uint64
-		switch w {
-		case 1:
-			v = uint64(raw[i])
-		case 2:
-			v = uint64(binary.LittleEndian.Uint16(raw[2*i:]))
-		case 4:
-			v = uint64(binary.LittleEndian.Uint32(raw[4*i:]))
-		default:
-			v = binary.LittleEndian.Uint64(raw[8*i:])
-		}
+		v := int64(leUint(raw, w, i))
 		if signed {
-			v = uint64(signExtend(v, w))
+			v = leInt(raw, w, i)
 		}
-		if int64(v) < 0 || int64(v) >= n {
-			return layoutError("slot %d indexes value %d of a %d-value dictionary", i-d.Offset(), int64(v), n)
+		if v < 0 || v >= n {
+			return layoutError("slot %d indexes value %d of a %d-value dictionary", i-int64(d.Offset()), v, n)
 		}
 	}
 	return nil
 }
 
-// signExtend widens the w-byte two's complement integer in the low bytes
-// of v.
-func signExtend(v uint64, w int) int64 {
+// leUint returns element i of the little-endian unsigned integers of w
+// bytes (1, 2, 4 or 8) in raw, and leInt element i of the signed ones.
+func leUint(raw []byte, w, i int64) uint64 {
+	switch w {
+	case 1:
+		return uint64(raw[i])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(raw[2*i:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return binary.LittleEndian.Uint64(raw[8*i:])
+}
+
+func leInt(raw []byte, w, i int64) int64 {
 	s := uint(64 - 8*w)
-	return int64(v<<s) >> s
+	return int64(leUint(raw, w, i)<<s) >> s
+}
+
+// validSlot reports whether slot i of d is valid, given its bitmap (nil
+// when d has no nulls).
+func validSlot(valid []byte, i int64) bool {
+	return valid == nil || bitutil.BitIsSet(valid, int(i))
+}
+
+// bitmapOf returns d's validity bitmap if it claims nulls (checkColumnBuffers
+// has checked that it covers the slots), else nil.
+func bitmapOf(d arrow.ArrayData) []byte {
+	if d.NullN() == 0 || len(d.Buffers()) == 0 || d.Buffers()[0] == nil {
+		return nil
+	}
+	return d.Buffers()[0].Bytes()
+}
+
+// bufferBytes returns buffer i of d, or nil when there is none.
+func bufferBytes(d arrow.ArrayData, i int) []byte {
+	if bufs := d.Buffers(); i < len(bufs) && bufs[i] != nil {
+		return bufs[i].Bytes()
+	}
+	return nil
 }
 
 func layoutError(format string, args ...any) error {
@@ -308,10 +330,7 @@ func checkOffsets(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 	if d.Len() == 0 {
 		return nil
 	}
-	var raw []byte
-	if len(bufs) > 1 && bufs[1] != nil {
-		raw = bufs[1].Bytes()
-	}
+	raw := bufferBytes(d, 1)
 	if int64(len(raw))/int64(w) < end+1 {
 		return layoutError("%d slots of %s need %d offsets, the buffer holds %d", end, typ, end+1, len(raw)/w)
 	}
@@ -327,9 +346,8 @@ func checkOffsets(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 	if bad >= 0 {
 		return layoutError("%s offsets descend at slot %d (%d after %d)", typ, int64(d.Offset())+bad, to, from)
 	}
-	prev := last
-	if prev > limit {
-		return layoutError("%s: the last offset, %d, is past the %d values", typ, prev, limit)
+	if last > limit {
+		return layoutError("%s: the last offset, %d, is past the %d values", typ, last, limit)
 	}
 	return nil
 }

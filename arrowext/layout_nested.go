@@ -1,11 +1,6 @@
 package arrowext
 
-import (
-	"encoding/binary"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-)
+import "github.com/apache/arrow-go/v18/arrow"
 
 // The layouts checked here are those whose slots reach their children or
 // buffers through data of their own, which arrow-go's IPC reader takes as
@@ -47,29 +42,6 @@ func checkChildLens(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 	return nil
 }
 
-// validSlot reports whether slot i of d is valid, given its bitmap (nil
-// when d has no nulls).
-func validSlot(valid []byte, i int64) bool {
-	return valid == nil || bitutil.BitIsSet(valid, int(i))
-}
-
-// bitmapOf returns d's validity bitmap if it claims nulls (checkColumnBuffers
-// has checked that it covers the slots), else nil.
-func bitmapOf(d arrow.ArrayData) []byte {
-	if d.NullN() == 0 || len(d.Buffers()) == 0 || d.Buffers()[0] == nil {
-		return nil
-	}
-	return d.Buffers()[0].Bytes()
-}
-
-// bufferBytes returns buffer i of d, or nil when there is none.
-func bufferBytes(d arrow.ArrayData, i int) []byte {
-	if bufs := d.Buffers(); i < len(bufs) && bufs[i] != nil {
-		return bufs[i].Bytes()
-	}
-	return nil
-}
-
 // checkUnion checks a union's type ids (one byte per slot, each a code of
 // the type) and, for a dense union, its offsets (one int32 per slot, each
 // within its child); a sparse union's children must cover its slots.
@@ -95,6 +67,10 @@ func checkUnion(d arrow.ArrayData, ut arrow.UnionType, end int64) error {
 		return err
 	}
 	childIDs := ut.ChildIDs()
+	lens := make([]int64, len(d.Children()))
+	for c, k := range d.Children() {
+		lens[c] = int64(k.Len())
+	}
 	for i := int64(d.Offset()); i < end; i++ {
 		code := int8(ids[i])
 		if code < 0 || childIDs[code] < 0 {
@@ -104,9 +80,8 @@ func checkUnion(d arrow.ArrayData, ut arrow.UnionType, end int64) error {
 			continue
 		}
 		c := childIDs[code]
-		off := int64(int32(binary.LittleEndian.Uint32(offs[4*i:])))
-		if n := int64(d.Children()[c].Len()); off < 0 || off >= n {
-			return layoutError("%s: slot %d has offset %d into field %d of %d values", ut, i-int64(d.Offset()), off, c, n)
+		if off := int64(offsetAt[int32](offs, int(i))); off < 0 || off >= lens[c] {
+			return layoutError("%s: slot %d has offset %d into field %d of %d values", ut, i-int64(d.Offset()), off, c, lens[c])
 		}
 	}
 	return nil
@@ -140,19 +115,9 @@ func checkRunEnds(d arrow.ArrayData, end int64) error {
 	}
 	w := int64(re.DataType().(arrow.FixedWidthDataType).BitWidth() / 8)
 	raw := bufferBytes(re, 1)
-	at := func(i int64) int64 {
-		p := (int64(re.Offset()) + i) * w
-		switch w {
-		case 2:
-			return int64(int16(binary.LittleEndian.Uint16(raw[p:])))
-		case 4:
-			return int64(int32(binary.LittleEndian.Uint32(raw[p:])))
-		}
-		return int64(binary.LittleEndian.Uint64(raw[p:]))
-	}
 	prev := int64(0)
 	for i := range runs {
-		e := at(i)
+		e := leInt(raw, w, int64(re.Offset())+i)
 		if e <= prev {
 			return layoutError("run-end-encoded data: run %d ends at %d, after a run ending at %d", i, e, prev)
 		}
@@ -182,15 +147,14 @@ func checkViews(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 			continue
 		}
 		v := views[16*i : 16*i+16]
-		n := int64(int32(binary.LittleEndian.Uint32(v)))
+		n := int64(offsetAt[int32](v, 0))
 		if n < 0 {
 			return layoutError("%s: slot %d has length %d", typ, i-int64(d.Offset()), n)
 		}
 		if n <= 12 {
 			continue
 		}
-		b := int64(int32(binary.LittleEndian.Uint32(v[8:])))
-		off := int64(int32(binary.LittleEndian.Uint32(v[12:])))
+		b, off := int64(offsetAt[int32](v, 2)), int64(offsetAt[int32](v, 3))
 		if b < 0 || b >= int64(len(data)) {
 			return layoutError("%s: slot %d names data buffer %d of %d", typ, i-int64(d.Offset()), b, len(data))
 		}
@@ -223,22 +187,28 @@ func checkListViews(d arrow.ArrayData, typ arrow.DataType, end int64) error {
 	if n := int64(min(len(offs), len(sizes))) / w; n < end {
 		return layoutError("%s: %d slots need %d offsets and sizes, the buffers hold %d and %d", typ, end, end, int64(len(offs))/w, int64(len(sizes))/w)
 	}
-	at := func(b []byte, i int64) int64 {
-		if w == 4 {
-			return int64(int32(binary.LittleEndian.Uint32(b[4*i:])))
-		}
-		return int64(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	valid := bitmapOf(d)
 	n := int64(d.Children()[0].Len())
-	for i := int64(d.Offset()); i < end; i++ {
-		if !validSlot(valid, i) {
-			continue
-		}
-		off, size := at(offs, i), at(sizes, i)
-		if off < 0 || size < 0 || off > n || size > n-off {
-			return layoutError("%s: slot %d has offset %d and size %d, the child has %d values", typ, i-int64(d.Offset()), off, size, n)
-		}
+	var bad, off, size int64
+	if w == 4 {
+		bad, off, size = listViewSlots[int32](offs, sizes, bitmapOf(d), int64(d.Offset()), end, n)
+	} else {
+		bad, off, size = listViewSlots[int64](offs, sizes, bitmapOf(d), int64(d.Offset()), end, n)
+	}
+	if bad >= 0 {
+		return layoutError("%s: slot %d has offset %d and size %d, the child has %d values", typ, bad-int64(d.Offset()), off, size, n)
 	}
 	return nil
+}
+
+// listViewSlots returns the first valid slot in [from, end) whose values,
+// at offs and sizes of type T, are not within a child of n values, with
+// its offset and size; bad = -1 if there is none.
+func listViewSlots[T int32 | int64](offs, sizes, valid []byte, from, end, n int64) (bad, off, size int64) {
+	for i := from; i < end; i++ {
+		off, size = int64(offsetAt[T](offs, int(i))), int64(offsetAt[T](sizes, int(i)))
+		if (off < 0 || size < 0 || off > n || size > n-off) && validSlot(valid, i) {
+			return i, off, size
+		}
+	}
+	return -1, 0, 0
 }

@@ -3,6 +3,7 @@ package arrowext
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -197,4 +198,39 @@ func TestWriteEncoderPanic(t *testing.T) {
 	err := c.recordBatches(tbl, func(arrow.RecordBatch) error { panic("index out of range [3]") })
 	require.ErrorIs(t, err, arrow.ErrType)
 	assert.Contains(t, err.Error(), "arrow-go's encoder failed on this table (index out of range [3])")
+}
+
+// TestWriteUnrebasedUnion writes a run-end-encoded column of dense union
+// values, sliced: arrow-go's writer cuts the values to the runs itself and
+// panics on the sliced union, which the writers do not rebase there. Both
+// return an error, and what arrow-go's encoder allocated before it
+// panicked goes back to the allocator.
+func TestWriteUnrebasedUnion(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	du := arrow.DenseUnionOf([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, []arrow.UnionTypeCode{2, 5})
+	rb := array.NewRunEndEncodedBuilder(mem, arrow.PrimitiveTypes.Int32, du)
+	for i := range 6 {
+		rb.Append(uint64(i%2 + 1))
+		layouts.Fill(rb.ValueBuilder(), 1)
+	}
+	a := rb.NewArray()
+	rb.Release()
+	defer a.Release()
+	s := array.NewSlice(a, 2, 7)
+	defer s.Release()
+	tbl := layouts.OneColumn(s)
+	defer tbl.Release()
+	for _, write := range []func(*bytes.Buffer) error{
+		func(b *bytes.Buffer) error { return WriteIPCFile(b, tbl, WithAllocator(mem)) },
+		func(b *bytes.Buffer) error { return WriteIPCStream(b, tbl, WithAllocator(mem)) },
+	} {
+		var buf bytes.Buffer
+		err := write(&buf)
+		require.Error(t, err)
+		if !errors.Is(err, arrow.ErrType) {
+			// The stream writer recovers the panic itself.
+			assert.Contains(t, err.Error(), "index out of range")
+		}
+	}
 }

@@ -74,13 +74,13 @@ func holdsFragile(typ arrow.DataType) bool {
 // released.
 func rebase(mem memory.Allocator, d arrow.ArrayData) arrow.ArrayData {
 	typ := d.DataType()
-	if !holdsFragile(typ) {
-		d.Retain()
-		return d
-	}
 	st := typ
 	if ext, ok := typ.(arrow.ExtensionType); ok {
 		st = ext.StorageType()
+	}
+	if !holdsFragile(typ) {
+		d.Retain()
+		return d
 	}
 	off, n := d.Offset(), d.Len()
 	bufs := make([]*memory.Buffer, len(d.Buffers()))
@@ -128,15 +128,12 @@ func rebase(mem memory.Allocator, d arrow.ArrayData) arrow.ArrayData {
 		bufs[1], first, last = shiftOffsets(mem, d, st.ID() == arrow.LARGE_LIST)
 		children = rebaseAll(mem, kids, int(first), int(last-first))
 	default:
-		// Run-end-encoded columns: the writer keeps their children whole.
-		for i := range bufs[1:] {
-			if b := d.Buffers()[i+1]; b != nil {
-				b.Retain()
-				bufs[i+1] = b
-			}
-		}
-		nd := array.NewData(typ, n, bufs, kids, d.NullN(), off)
-		return nd
+		// Run-end-encoded columns stay as they are: arrow-go's writer cuts
+		// their values to the runs itself, so a dense union or list view
+		// among them may still reach it sliced (an error, not a crash: see
+		// recordBatches).
+		d.Retain()
+		return d
 	}
 	nd := array.NewData(typ, n, bufs, children, d.NullN(), 0)
 	for _, c := range children {

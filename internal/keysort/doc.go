@@ -37,9 +37,10 @@
 // counting sort. It scatters entries into buckets of consecutive high
 // parts, then counts and places each bucket in cache and writes compressed
 // output (pointers, low parts, values) directly, with neither an LSD sort
-// nor a reducer. Into 64 to 1024 buckets, on amd64, its scatter goes
-// through a line buffer per bucket and writes whole cache lines with
-// non-temporal stores (stream.go), which do not read the lines first.
+// nor a reducer. Into 64 to 1024 buckets, on amd64, when the staging takes
+// 64 MiB or more, its scatter goes through a line buffer per bucket and
+// writes whole cache lines with non-temporal stores (stream.go), which do
+// not read the lines first.
 //
 // # Memory
 //

@@ -25,14 +25,20 @@ type lineScatter[T uint32 | uint64] struct {
 // which Transpose scatters through lineScatter: with fewer, the direct
 // scatter's streams are few enough for the prefetchers; with more, the
 // line buffers (64 bytes a bucket per array) no longer fit in the L1 cache
-// and the gain is gone. (BenchmarkTransposeScatter, 10M entries in about
-// 490 buckets, one core: 8–14 % faster at the median. A scatter of 10M
-// 8-byte values alone, one core: 40 % faster into 512 buckets, no faster
-// into 2048.)
+// and the gain is gone. (A scatter of 10M 8-byte values alone, one core:
+// 40 % faster into 512 buckets, no faster into 2048.)
 const (
 	streamMinBuckets = 64
 	streamMaxBuckets = 1024
 )
+
+// streamMinBytes is the size of the staged keys and values below which
+// Transpose scatters directly: staging that the caches can hold is read
+// back from them in phase 3, and non-temporal stores would send it to
+// memory instead. (BenchmarkTransposeScatter at 2.5M entries, 40 MB
+// staged: up to 18 % slower through line buffers; at 10M, 160 MB: 6–18 %
+// faster.) A variable, so that the tests can lower it.
+var streamMinBytes = 64 << 20
 
 // noStream turns lineScatter off, for the benchmarks that compare it with
 // the direct scatter.

@@ -143,6 +143,8 @@ func TestTransposeStreamed(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("two million entries: not with -short or -race, where TestLineScatter covers the scatter")
 	}
+	defer func(b int) { streamMinBytes = b }(streamMinBytes)
+	streamMinBytes = 0 // 2M entries stage less than the threshold
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range []struct {
 		majors, minors, iw, vw, workers int
@@ -182,41 +184,46 @@ func bitsFor(n int) int {
 	return b
 }
 
-// BenchmarkTransposeScatter transposes a random 10M-entry CSR of 2^20 rows
-// and columns (about 490 buckets), 8-byte minors and values, on one core,
-// with the scatter through line buffers and directly; run with -count to
-// interleave the two.
+// BenchmarkTransposeScatter transposes random CSRs of 2.5M and 10M
+// entries, with 2^20 and 2^24 rows and columns (128 to 512 buckets), 8-byte
+// minors and values, on one core, with the scatter through line buffers
+// and directly; ns/entry must stay flat across the sizes. Run with -count
+// to interleave the two.
 func BenchmarkTransposeScatter(b *testing.B) {
-	const n, side = 10_000_000, 1 << 20
-	r := rand.New(rand.NewPCG(5, 6))
-	maj, mnr := transposeInput(r, n, side, side, false)
-	in := make([]byte, 8*len(maj))
-	out := alignedBytes(8 * len(maj))
-	idx := alignedBytes(8 * len(maj))
-	ptr := make([]byte, 8*(side+1))
-	for _, lines := range []bool{true, false} {
-		b.Run(fmt.Sprintf("lines=%v", lines), func(b *testing.B) {
-			noStream = !lines
-			defer func() { noStream = false }()
-			s := Transpose{
-				N: len(maj), Majors: side, MinorBits: 20, Workers: 1,
-				Count: func(lo, hi int, sh uint, h []int) {
-					for _, k := range maj[lo:hi] {
-						h[k>>sh]++
-					}
-				},
-				Keys: func(lo, hi int, dst []uint64) {
-					for i := lo; i < hi; i++ {
-						dst[i-lo] = maj[i]<<20 | mnr[i]
-					}
-				},
-				In: in, Out: out, VW: 8, Ptr: ptr, PW: 8, Idx: idx, IW: 8,
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Run()
-			}
-		})
+	for _, c := range []struct{ n, bits int }{{2_500_000, 20}, {10_000_000, 20}, {10_000_000, 24}} {
+		side := 1 << c.bits
+		r := rand.New(rand.NewPCG(5, 6))
+		maj, mnr := transposeInput(r, c.n, side, side, false)
+		in := make([]byte, 8*len(maj))
+		out := alignedBytes(8 * len(maj))
+		idx := alignedBytes(8 * len(maj))
+		ptr := make([]byte, 8*(side+1))
+		minorBits := uint(c.bits)
+		for _, lines := range []bool{true, false} {
+			b.Run(fmt.Sprintf("n=%d/side=2^%d/lines=%v", c.n, c.bits, lines), func(b *testing.B) {
+				noStream = !lines
+				defer func() { noStream = false }()
+				s := Transpose{
+					N: len(maj), Majors: side, MinorBits: minorBits, Workers: 1,
+					Count: func(lo, hi int, sh uint, h []int) {
+						for _, k := range maj[lo:hi] {
+							h[k>>sh]++
+						}
+					},
+					Keys: func(lo, hi int, dst []uint64) {
+						for i := lo; i < hi; i++ {
+							dst[i-lo] = maj[i]<<minorBits | mnr[i]
+						}
+					},
+					In: in, Out: out, VW: 8, Ptr: ptr, PW: 8, Idx: idx, IW: 8,
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					s.Run()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(maj)), "ns/entry")
+			})
+		}
 	}
 }
 

@@ -25,8 +25,9 @@ import (
 //     chunk into the bucket's range of the outputs, which serve as staging
 //     (phase 2): written sequentially per bucket, the keys of a chunk of
 //     entries first and then their values, so that at most 2^12 streams
-//     are open at a time rather than twice that. Into 64 to 1024 buckets
-//     the writes go through line buffers (lineScatter).
+//     are open at a time rather than twice that. Into 64 to 1024 buckets,
+//     when the staged entries take 64 MiB or more, the writes go through
+//     line buffers (lineScatter).
 //  3. Buckets are split among workers by size. For each bucket a worker
 //     copies its staged keys and values into cache-resident buffers while
 //     counting the entries of each of its 2^L majors, writes the majors'
@@ -162,7 +163,7 @@ func (t *Transpose) Run() {
 	}
 	stage := stager(kw, t.VW)
 	lines := streamStager(kw, t.VW)
-	if nb < streamMinBuckets || nb > streamMaxBuckets || !aligned64(sk) || !aligned64(t.Out) || noStream {
+	if nb < streamMinBuckets || nb > streamMaxBuckets || n*(kw+t.VW) < streamMinBytes || !aligned64(sk) || !aligned64(t.Out) || noStream {
 		lines = nil
 	} else if lines != nil {
 		streamedRuns.Add(1)
