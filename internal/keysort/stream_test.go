@@ -203,20 +203,9 @@ func BenchmarkTransposeScatter(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/side=2^%d/lines=%v", c.n, c.bits, lines), func(b *testing.B) {
 				noStream = !lines
 				defer func() { noStream = false }()
-				s := Transpose{
-					N: len(maj), Majors: side, MinorBits: minorBits, Workers: 1,
-					Count: func(lo, hi int, sh uint, h []int) {
-						for _, k := range maj[lo:hi] {
-							h[k>>sh]++
-						}
-					},
-					Keys: func(lo, hi int, dst []uint64) {
-						for i := lo; i < hi; i++ {
-							dst[i-lo] = maj[i]<<minorBits | mnr[i]
-						}
-					},
-					In: in, Out: out, VW: 8, Ptr: ptr, PW: 8, Idx: idx, IW: 8,
-				}
+				s := transposeOf(maj, mnr, side, minorBits)
+				s.Workers = 1
+				s.In, s.Out, s.VW, s.Ptr, s.PW, s.Idx, s.IW = in, out, 8, ptr, 8, idx, 8
 				b.ReportAllocs()
 				for b.Loop() {
 					s.Run()

@@ -41,25 +41,11 @@ func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, p
 		ptrB[i] = 0xa5 // every pointer must be written
 	}
 	idxB, out := make([]byte, iw*n), make([]byte, vw*n)
-	s := Transpose{
-		N:         n,
-		Majors:    majors,
-		MinorBits: minorBits,
-		Workers:   workers,
-		Count: func(lo, hi int, sh uint, h []int) {
-			for _, k := range maj[lo:hi] {
-				h[k>>sh]++
-			}
-		},
-		Keys: func(lo, hi int, dst []uint64) {
-			for i := lo; i < hi; i++ {
-				dst[i-lo] = maj[i]<<minorBits | mnr[i]
-			}
-		},
-		In: in, Out: out, VW: vw,
-		Ptr: ptrB, PW: pw,
-		Idx: idxB, IW: iw,
-	}
+	s := transposeOf(maj, mnr, majors, minorBits)
+	s.Workers = workers
+	s.In, s.Out, s.VW = in, out, vw
+	s.Ptr, s.PW = ptrB, pw
+	s.Idx, s.IW = idxB, iw
 	require.True(t, s.Fits())
 	mem, check := withChecked(t, useMem)
 	s.Mem = mem
@@ -73,6 +59,26 @@ func runTranspose(t *testing.T, maj, mnr []uint64, majors int, minorBits uint, p
 		vals = append(vals, get(out, vw, i))
 	}
 	return ptr, idx, vals
+}
+
+// transposeOf returns a Transpose of the keys major<<minorBits | minor,
+// with N, Majors, MinorBits, Count and Keys set.
+func transposeOf(maj, mnr []uint64, majors int, minorBits uint) Transpose {
+	return Transpose{
+		N:         len(maj),
+		Majors:    majors,
+		MinorBits: minorBits,
+		Count: func(lo, hi int, sh uint, h []int) {
+			for _, k := range maj[lo:hi] {
+				h[k>>sh]++
+			}
+		},
+		Keys: func(lo, hi int, dst []uint64) {
+			for i := lo; i < hi; i++ {
+				dst[i-lo] = maj[i]<<minorBits | mnr[i]
+			}
+		},
+	}
 }
 
 // referenceTranspose sorts stably by major.
