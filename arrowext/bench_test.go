@@ -224,20 +224,8 @@ func BenchmarkWriteIPCFile10M(b *testing.B) {
 func BenchmarkReadIPCFileBytes10M(b *testing.B) {
 	mem := memory.NewGoAllocator()
 	tbl := tenMillion(b, mem)
-	var buf bytes.Buffer
-	if err := arrowext.WriteIPCFile(&buf, tbl); err != nil {
-		b.Fatal(err)
-	}
-	tbl.Release()
 	b.SetBytes(tenMillionBytes)
-	b.ReportAllocs()
-	for b.Loop() {
-		got, err := arrowext.ReadIPCFileBytes(buf.Bytes(), arrowext.WithAllocator(mem))
-		if err != nil {
-			b.Fatal(err)
-		}
-		got.Release()
-	}
+	benchReadRows(b, mem, tbl, int(tbl.NumRows()))
 }
 
 // BenchmarkParquet10M writes and reads the 10M-element column as Parquet,
