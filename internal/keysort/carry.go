@@ -494,6 +494,8 @@ type bucketSorter struct {
 	e      []uint64 // one effective key
 	cnt    *digitCounts
 	bucket Bucket
+
+	skipPartial int // buckets still to sort by all bits (partialPause)
 }
 
 func (r *carryRun) newBucketSorter(largest int) *bucketSorter {
@@ -569,12 +571,19 @@ func (bs *bucketSorter) sort(b uint64, lo, hi int) *Bucket {
 func (bs *bucketSorter) loadSort(w []uint64, lo int, ib, sh, rb uint) []uint64 {
 	r := bs.r
 	m := len(w)
-	passes := lsdPasses(rb)
-	if m <= 48 || rb == 0 || passes > maxPasses || m < 1<<((rb+passes-1)/passes-1) || uint64(m) >= 1<<32 {
+	top := rb
+	if !noPartial && bs.skipPartial == 0 {
+		top = partialTop(m, rb)
+	} else if bs.skipPartial > 0 {
+		bs.skipPartial--
+	}
+	passes := lsdPasses(top)
+	if m <= 48 || rb == 0 || passes > maxPasses || m < 1<<((top+passes-1)/passes-1) || uint64(m) >= 1<<32 {
 		loadWords(w, r.sk, r.kw, r.ke, lo, ib)
 		return sortBucket(w, bs.tmp[:m], sh, rb)
 	}
-	dw := (rb + passes - 1) / passes
+	cut := sh + rb - top
+	dw := (top + passes - 1) / passes
 	if bs.cnt == nil {
 		bs.cnt = new(digitCounts)
 	}
@@ -583,11 +592,64 @@ func (bs *bucketSorter) loadSort(w []uint64, lo int, ib, sh, rb uint) []uint64 {
 		clear(cnt[p][:1<<dw])
 	}
 	if r.kw == 4 {
-		loadCount(w, castU32(r.sk), r.ke, lo, ib, sh, dw, cnt)
+		loadCount(w, castU32(r.sk), r.ke, lo, ib, cut, dw, cnt)
 	} else {
-		loadCount(w, castU64(r.sk), r.ke, lo, ib, sh, dw, cnt)
+		loadCount(w, castU64(r.sk), r.ke, lo, ib, cut, dw, cnt)
 	}
-	return radixCounted(w, bs.tmp[:m], sh, dw, cnt)
+	w = radixCounted(w, bs.tmp[:m], cut, dw, cnt)
+	if top < rb {
+		other := bs.tmp
+		if &w[0] == &other[0] {
+			other = bs.words
+		}
+		if !finishSort(w, m) {
+			// Clustered keys: the words that agree in the sorted bits are
+			// too many to put in order one by one. Sorting all bits again
+			// is stable, so it puts them in order from where they are.
+			// The next buckets, likely alike, are sorted whole at once.
+			bs.skipPartial = partialPause
+			return sortBucket(w, other[:m], sh, rb)
+		}
+	}
+	return w
+}
+
+// noPartial turns partialTop off (benchmarks).
+var noPartial bool
+
+// partialPause is the number of buckets a worker sorts by all their bits
+// after a bucket whose keys were too clustered for partialTop.
+const partialPause = 16
+
+// partialTop returns how many of the top bits of rb-bit keys loadSort
+// sorts by radix in a bucket of m entries: rb, or, when rb is much wider
+// than log2(m), whole passes covering some log2(m)+7 bits, below which
+// few keys agree, so that finishSort has little left to do.
+func partialTop(m int, rb uint) uint {
+	t := 11 * lsdPasses(uint(bits.Len(uint(m)))+7)
+	return min(t, rb)
+}
+
+// finishSort sorts w by insertion, stably, when that takes at most budget
+// moves, and reports whether it did; otherwise w is left a permutation of
+// itself, in which words with equal bits above their positions are still
+// in position order.
+func finishSort(w []uint64, budget int) bool {
+	for i := 1; i < len(w); i++ {
+		x := w[i]
+		if w[i-1] <= x {
+			continue
+		}
+		j := i
+		for ; j > 0 && w[j-1] > x; j-- {
+			w[j] = w[j-1]
+		}
+		w[j] = x
+		if budget -= i - j; budget < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ties orders each run of words with equal top bits by the entries'

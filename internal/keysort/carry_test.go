@@ -457,3 +457,105 @@ func TestLoadCountRadix(t *testing.T) {
 		}
 	}
 }
+
+// finishSort sorts words sorted by their top bits, whatever the runs of
+// equal top bits hold, when its budget allows, and otherwise reports that
+// it did not, leaving a permutation.
+func TestFinishSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const ib, cut = 16, 40
+	var w []uint64
+	for _, n := range []int{1, 2, 3, 48, 49, 50, 300, 1, 7} {
+		top := uint64(len(w)+1) << cut
+		for range n {
+			w = append(w, top|(r.Uint64()&lowMask(cut-ib))<<ib)
+		}
+	}
+	for j := range w {
+		w[j] |= uint64(j) // positions ascend within each run, as after a stable sort
+	}
+	want := slices.Clone(w)
+	slices.Sort(want)
+	got := slices.Clone(w)
+	require.True(t, finishSort(got, len(got)*len(got)))
+	require.Equal(t, want, got)
+
+	got = slices.Clone(w)
+	require.False(t, finishSort(got, 100), "the run of 300 takes more than 100 moves")
+	slices.Sort(got)
+	require.Equal(t, want, got, "not a permutation")
+}
+
+// Buckets whose keys agree in the top bits that loadSort sorts by radix,
+// in runs of thousands, and differ below them: loadSort must sort them
+// again by all bits, with and without the partial sort.
+func TestCarryPartialRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const n = 100000
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(r.IntN(4))<<40 | r.Uint64()&lowMask(20)
+		if r.IntN(1000) == 0 {
+			keys[i] |= r.Uint64() & lowMask(40) // the middle bits vary, rarely
+		}
+	}
+	for _, off := range []bool{false, true} {
+		t.Run(fmt.Sprintf("noPartial=%v", off), func(t *testing.T) {
+			defer func(v bool) { noPartial = v }(noPartial)
+			noPartial = off
+			for _, workers := range []int{1, 2} {
+				checkCarry(t, carryCase{keys: keys, w: 1, keyBits: []uint{42}, vw: 8, workers: workers, merge: true, lend: true})
+			}
+		})
+	}
+}
+
+// BenchmarkCarryPartial sorts 4M keys of 42 and 50 bits on one core, with
+// the LSD passes of a bucket limited to its top bits and insertion after
+// (partialTop) and with all bits sorted by radix. The keys are uniform
+// (runs=1) or come in groups of about 16 or 64 that share all but their
+// low 12 or 20 bits, in random order: the clustered keys that make
+// loadSort go back to the whole sort. Run with -count to interleave the
+// two.
+func BenchmarkCarryPartial(b *testing.B) {
+	const n = 4 << 20
+	for _, lowBits := range []uint{12, 20} {
+		for _, runs := range []int{1, 16, 64} {
+			r := rand.New(rand.NewPCG(1, 2))
+			groups := make([]uint64, n/runs)
+			for i := range groups {
+				groups[i] = r.Uint64() & lowMask(30)
+			}
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = groups[r.IntN(len(groups))]<<lowBits | r.Uint64()&lowMask(lowBits)
+			}
+			in := make([]byte, 8*n)
+			outKeys := make([]uint64, n)
+			outVals := make([]byte, 8*n)
+			for _, partial := range []bool{true, false} {
+				b.Run(fmt.Sprintf("bits=%d/runs=%d/partial=%v", 30+lowBits, runs, partial), func(b *testing.B) {
+					noPartial = !partial
+					defer func() { noPartial = false }()
+					s := Carry{N: n, KeyBits: []uint{30 + lowBits}, Workers: 1, In: in, VW: 8,
+						Keys:      func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) },
+						StageVals: outVals, StageKeys: castBytes(outKeys), StageKeyStride: 8,
+						Reduce: func(pos int, bk *Bucket) int {
+							for q, x := range bk.Words {
+								outKeys[pos+q] = bk.Key(x)
+							}
+							return len(bk.Words)
+						},
+						Move: func(int, int, int) {},
+					}
+					s.Run() // the first touch of the output pages
+					b.ReportAllocs()
+					for b.Loop() {
+						s.Run()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
+				})
+			}
+		}
+	}
+}

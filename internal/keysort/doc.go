@@ -14,7 +14,13 @@
 // that reads the bucket's values in cache and writes its output compactly.
 // The digits of the LSD passes (up to three) are counted while the words
 // are built from the staged keys, so each pass reads the bucket once, to
-// place it.
+// place it. When the bits below the bucket's are many more than the
+// bucket has entries to tell apart (keys of 49 bits in buckets of 2^14
+// entries, say), the passes cover only the top bits, some log2(bucket
+// size)+7 of them, below which few keys agree, and an insertion sort puts
+// the rare neighbours that agree there in order. If that takes more than
+// one move per entry the keys are clustered: the bucket is sorted again
+// by all its bits, and so are the worker's next 16 buckets.
 // Buckets are split among workers by size; the workers' output ranges are
 // moved together at the end when Reduce merged entries. Results never
 // depend on the number of workers.
