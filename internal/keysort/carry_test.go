@@ -315,23 +315,25 @@ func TestCarryTies(t *testing.T) {
 
 // Keys whose low bits are already in order (a row number in a CSR walked
 // row by row, under a column number) sort the same with SortedBits, also
-// when the buckets take the tie path.
+// when the buckets take the tie path and when their top bits alone are
+// sorted by radix (partialTop).
 func TestCarrySortedBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{40, 3000, 50000} {
-		for _, rowBits := range []uint{16, 50} {
+		for _, sizes := range [][2]uint{{16, 13}, {50, 13}, {16, 30}} {
+			rowBits, colBits := sizes[0], sizes[1]
 			keys := make([]uint64, 0, n)
 			row := uint64(0)
 			for len(keys) < n {
 				for range r.IntN(8) {
-					keys = append(keys, uint64(r.IntN(5000))<<rowBits|row)
+					keys = append(keys, uint64(r.IntN(5000<<(colBits-13)))<<rowBits|row)
 				}
 				row++
 			}
 			keys = keys[:n]
 			for _, sb := range []uint{0, rowBits} {
 				for _, workers := range []int{1, 2} {
-					s := Carry{N: n, KeyBits: []uint{rowBits + 13}, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
+					s := Carry{N: n, KeyBits: []uint{rowBits + colBits}, SortedBits: sb, Workers: workers, In: make([]byte, n), VW: 1,
 						Keys: func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) }}
 					var got []uint64
 					var mu sync.Mutex
