@@ -623,11 +623,15 @@ const partialPause = 16
 
 // partialTop returns how many of the top bits of rb-bit keys loadSort
 // sorts by radix in a bucket of m entries: rb, or, when rb is much wider
-// than log2(m), whole passes covering some log2(m)+7 bits, below which
-// few keys agree, so that finishSort has little left to do.
+// than log2(m), some log2(m)+7 bits, below which few keys agree, so that
+// finishSort has little left to do. They are a whole number of equal
+// digits, as narrow as the passes allow, so that a small bucket (a
+// thousand entries) does not fall back to a comparison sort for want of
+// entries to fill 11-bit histograms.
 func partialTop(m int, rb uint) uint {
-	t := 11 * lsdPasses(uint(bits.Len(uint(m)))+7)
-	return min(t, rb)
+	need := uint(bits.Len(uint(m))) + 7
+	p := lsdPasses(need)
+	return min(p*((need+p-1)/p), rb)
 }
 
 // finishSort sorts w by insertion, stably, when that takes at most budget
