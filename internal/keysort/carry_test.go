@@ -532,32 +532,7 @@ func BenchmarkCarryPartial(b *testing.B) {
 			for i := range keys {
 				keys[i] = groups[r.IntN(len(groups))]<<lowBits | r.Uint64()&lowMask(lowBits)
 			}
-			in := make([]byte, 8*n)
-			outKeys := make([]uint64, n)
-			outVals := make([]byte, 8*n)
-			for _, partial := range []bool{true, false} {
-				b.Run(fmt.Sprintf("bits=%d/runs=%d/partial=%v", 30+lowBits, runs, partial), func(b *testing.B) {
-					noPartial = !partial
-					defer func() { noPartial = false }()
-					s := Carry{N: n, KeyBits: []uint{30 + lowBits}, Workers: 1, In: in, VW: 8,
-						Keys:      func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) },
-						StageVals: outVals, StageKeys: castBytes(outKeys), StageKeyStride: 8,
-						Reduce: func(pos int, bk *Bucket) int {
-							for q, x := range bk.Words {
-								outKeys[pos+q] = bk.Key(x)
-							}
-							return len(bk.Words)
-						},
-						Move: func(int, int, int) {},
-					}
-					s.Run() // the first touch of the output pages
-					b.ReportAllocs()
-					for b.Loop() {
-						s.Run()
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
-				})
-			}
+			benchPartial(b, fmt.Sprintf("bits=%d/runs=%d", 30+lowBits, runs), keys, 30+lowBits)
 		}
 	}
 }
@@ -574,32 +549,39 @@ func BenchmarkCarrySizes(b *testing.B) {
 			for i := range keys {
 				keys[i] = r.Uint64() & lowMask(kb)
 			}
-			in := make([]byte, 8*n)
-			outKeys := make([]uint64, n)
-			outVals := make([]byte, 8*n)
-			for _, partial := range []bool{true, false} {
-				b.Run(fmt.Sprintf("n=%d/bits=%d/partial=%v", n, kb, partial), func(b *testing.B) {
-					noPartial = !partial
-					defer func() { noPartial = false }()
-					s := Carry{N: n, KeyBits: []uint{kb}, Workers: 1, In: in, VW: 8,
-						Keys:      func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) },
-						StageVals: outVals, StageKeys: castBytes(outKeys), StageKeyStride: 8,
-						Reduce: func(pos int, bk *Bucket) int {
-							for q, x := range bk.Words {
-								outKeys[pos+q] = bk.Key(x)
-							}
-							return len(bk.Words)
-						},
-						Move: func(int, int, int) {},
-					}
-					s.Run() // the first touch of the output pages
-					b.ReportAllocs()
-					for b.Loop() {
-						s.Run()
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
-				})
-			}
+			benchPartial(b, fmt.Sprintf("n=%d/bits=%d", n, kb), keys, kb)
 		}
+	}
+}
+
+// benchPartial runs, as two sub-benchmarks, a one-core Carry of keys of kb
+// bits with 8-byte values and lent staging, with and without partialTop.
+func benchPartial(b *testing.B, name string, keys []uint64, kb uint) {
+	n := len(keys)
+	in := make([]byte, 8*n)
+	outKeys := make([]uint64, n)
+	outVals := make([]byte, 8*n)
+	for _, partial := range []bool{true, false} {
+		b.Run(fmt.Sprintf("%s/partial=%v", name, partial), func(b *testing.B) {
+			noPartial = !partial
+			defer func() { noPartial = false }()
+			s := Carry{N: n, KeyBits: []uint{kb}, Workers: 1, In: in, VW: 8,
+				Keys:      func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) },
+				StageVals: outVals, StageKeys: castBytes(outKeys), StageKeyStride: 8,
+				Reduce: func(pos int, bk *Bucket) int {
+					for q, x := range bk.Words {
+						outKeys[pos+q] = bk.Key(x)
+					}
+					return len(bk.Words)
+				},
+				Move: func(int, int, int) {},
+			}
+			s.Run() // the first touch of the output pages
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Run()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
 	}
 }
