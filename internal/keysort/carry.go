@@ -572,10 +572,11 @@ func (bs *bucketSorter) loadSort(w []uint64, lo int, ib, sh, rb uint) []uint64 {
 	r := bs.r
 	m := len(w)
 	top := rb
-	if !noPartial && bs.skipPartial == 0 {
-		top = partialTop(m, rb)
-	} else if bs.skipPartial > 0 {
+	switch {
+	case bs.skipPartial > 0:
 		bs.skipPartial--
+	case !noPartial:
+		top = partialTop(m, rb)
 	}
 	passes := lsdPasses(top)
 	if m <= 48 || rb == 0 || passes > maxPasses || m < 1<<((top+passes-1)/passes-1) || uint64(m) >= 1<<32 {
@@ -632,28 +633,6 @@ func partialTop(m int, rb uint) uint {
 	need := uint(bits.Len(uint(m))) + 7
 	p := lsdPasses(need)
 	return min(p*((need+p-1)/p), rb)
-}
-
-// finishSort sorts w by insertion, stably, when that takes at most budget
-// moves, and reports whether it did; otherwise w is left a permutation of
-// itself, in which words with equal bits above their positions are still
-// in position order.
-func finishSort(w []uint64, budget int) bool {
-	for i := 1; i < len(w); i++ {
-		x := w[i]
-		if w[i-1] <= x {
-			continue
-		}
-		j := i
-		for ; j > 0 && w[j-1] > x; j-- {
-			w[j] = w[j-1]
-		}
-		w[j] = x
-		if budget -= i - j; budget < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // ties orders each run of words with equal top bits by the entries'

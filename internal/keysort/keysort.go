@@ -16,7 +16,7 @@ import (
 func sortBucket(words, tmp []uint64, ib, r uint) []uint64 {
 	m := len(words)
 	if m <= 48 {
-		insertion(words)
+		finishSort(words, len(words)*len(words))
 		return words
 	}
 	if r == 0 {
@@ -131,15 +131,26 @@ func radixCounted(words, tmp []uint64, sh, dw uint, cnt []digitCount) []uint64 {
 	return src
 }
 
-func insertion(a []uint64) {
-	for i := 1; i < len(a); i++ {
-		x := a[i]
-		j := i
-		for ; j > 0 && a[j-1] > x; j-- {
-			a[j] = a[j-1]
+// finishSort sorts w by insertion, stably, when that takes at most budget
+// moves (len(w)² always suffices), and reports whether it did; otherwise w
+// is left a permutation of itself, in which words with equal bits above
+// their positions are still in position order.
+func finishSort(w []uint64, budget int) bool {
+	for i := 1; i < len(w); i++ {
+		x := w[i]
+		if w[i-1] <= x {
+			continue
 		}
-		a[j] = x
+		j := i
+		for ; j > 0 && w[j-1] > x; j-- {
+			w[j] = w[j-1]
+		}
+		w[j] = x
+		if budget -= i - j; budget < 0 {
+			return false
+		}
 	}
+	return true
 }
 
 // split cuts [0, n) into k nearly equal chunks: chunk c is [r[c], r[c+1]).
