@@ -1,6 +1,7 @@
 package csf
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -25,7 +26,11 @@ import (
 // it, when it passes the end of the current node's range: finding the
 // first such level takes a comparison per level, and each new node costs
 // one division (by S[l]), so a key that only adds a leaf to the current
-// fiber costs no division at all.
+// fiber costs no division at all (nextKey). Where new nodes come at random,
+// about every other entry (a matrix with about one entry per row), those
+// early exits mispredict, and a walk that compares and divides on every
+// level for every entry, without a branch, is faster (nextFlat); each
+// chunk picks its walk from the counts of its first entries (flatWalk).
 //
 // The build makes two passes over the entries, both split into chunks that
 // run in parallel: the first counts the new nodes per level in each chunk,
@@ -42,6 +47,7 @@ type builder struct {
 	before [][]int64  // before[c][l]: nodes of level l made by chunks < c
 	prev   [][]uint64 // prev[c]: the keys of the entry before chunk c (read before pass 2)
 	counts []int64    // nodes per level
+	hist   [][]int64  // hist[c][d]: entries of chunk c that start new nodes from level d down
 }
 
 // part is a run of levels [lo, hi) whose keys fit in 64 bits.
@@ -182,6 +188,112 @@ func (b *builder) nextKey(st *pathState, pt *part, key uint64) int {
 	return d
 }
 
+// nextFlat is nextKey without a branch that depends on the key: it
+// compares the key with the end of the current node on every level at
+// once, and divides it down every level whether or not it starts a new
+// node there. When new nodes come at no predictable rhythm (a matrix with
+// about one entry per row) this is faster than nextKey's early exits,
+// which then mispredict; when most keys only add a leaf, nextKey is, as
+// it divides nothing for them (see flatWalk). The two keep the same state
+// and may follow each other.
+func (b *builder) nextFlat(st *pathState, pt *part, key uint64) int {
+	nl := b.nl
+	lim := st.lim[: nl-1 : nl-1]
+	d := 0
+	for _, x := range lim {
+		_, borrow := bits.Sub64(key, x, 0) // key < x: no new node on this level
+		d += int(borrow)
+	}
+	span, divs := pt.span[:nl-1], pt.divs[:nl-1]
+	base1, coord := st.base1[:nl], st.coord[:nl]
+	r := key
+	for l := range lim {
+		c, rem := divs[l].DivMod(r)
+		coord[l] = int64(c)
+		base1[l+1] = key - rem
+		lim[l] = key - rem + span[l]
+		r = rem
+	}
+	coord[nl-1] = int64(r)
+	st.first = false
+	return d
+}
+
+// flatSample is the number of entries at the start of each chunk that
+// pass 1 walks with nextKey before it picks the walk for the rest of the
+// chunk (flatWalk).
+const flatSample = 2048
+
+// flatWalk reports whether entries like those counted in h (h[d] entries
+// starting new nodes from level d down) are walked faster by nextFlat than
+// by nextKey. A mispredicted branch costs some 15 cycles and a division
+// 3 to 4: nextFlat pays the divisions of every level for every entry,
+// nextKey a misprediction on about min(f, 1-f) of the entries per level,
+// f being the share of entries that start a node there. Only a single
+// inner level (matrices) or nearly random node starts on two pay off.
+func (b *builder) flatWalk(h []int64) bool {
+	nl := b.nl
+	if nl < 2 || forceWalk != 0 {
+		return nl >= 2 && forceWalk > 0
+	}
+	n := int64(0)
+	for _, x := range h {
+		n += x
+	}
+	if n == 0 {
+		return false
+	}
+	miss, run := 0.0, int64(0)
+	for l := range nl - 1 {
+		run += h[l]
+		f := float64(run) / float64(n)
+		miss += min(f, 1-f)
+	}
+	return miss > flatMissShare*float64(nl-1)
+}
+
+// flatMissShare is the share of mispredicted entries per inner level above
+// which flatWalk picks nextFlat (about 4 cycles of division against 15 of
+// a misprediction).
+const flatMissShare = 0.25
+
+// forceWalk, for the tests and benchmarks, overrides flatWalk: 1 always
+// picks nextFlat, -1 never.
+var forceWalk int
+
+// fillFlat is pass 2's loop over entries [lo, hi) with nextFlat and
+// without branches on the new levels: every inner level's stage gets the
+// entry's coordinate and child position, and takes it only when the entry
+// starts a node there.
+func (b *builder) fillFlat(st *pathState, pt *part, lo, hi int64, is, ps []stage, pos []int64) {
+	nl := b.nl
+	leaf := &is[nl-1]
+	for _, key := range pt.keys[lo:hi] {
+		d := b.nextFlat(st, pt, key)
+		for l := range nl - 1 {
+			k := int((uint(d) - uint(l) - 1) >> (bits.UintSize - 1)) // 1 when l ≥ d
+			is[l].put(st.coord[l])
+			ps[l].put(pos[l+1])
+			is[l].take(k)
+			ps[l].take(k)
+			pos[l] += int64(k)
+		}
+		leaf.push(st.coord[nl-1])
+		pos[nl-1]++
+	}
+	flushAll(is, ps)
+}
+
+// flushAll flushes the indices stages is and the indptr stages ps.
+func flushAll(is, ps []stage) {
+	for l := range is {
+		is[l].flush()
+		if l < len(ps) {
+			ps[l].flush()
+		}
+	}
+}
+
 // savedKeys returns the keys of entry j, one per part.
 func (b *builder) savedKeys(j int64) []uint64 {
 	k := make([]uint64, len(b.parts))
@@ -217,9 +329,22 @@ func (b *builder) count() []int64 {
 			}
 		}
 		if len(b.parts) == 1 {
+			// The first entries say whether the rest of the chunk is
+			// walked with branches or without (flatWalk).
 			pt := &b.parts[0]
-			for _, key := range pt.keys[lo:hi] {
+			keys := pt.keys[lo:hi]
+			s := min(len(keys), flatSample)
+			for _, key := range keys[:s] {
 				h[b.nextKey(st, pt, key)]++
+			}
+			if b.flatWalk(h) {
+				for _, key := range keys[s:] {
+					h[b.nextFlat(st, pt, key)]++
+				}
+			} else {
+				for _, key := range keys[s:] {
+					h[b.nextKey(st, pt, key)]++
+				}
 			}
 		} else {
 			for j := lo; j < hi; j++ {
@@ -228,6 +353,7 @@ func (b *builder) count() []int64 {
 		}
 		hist[c] = h
 	})
+	b.hist = hist
 	b.before = make([][]int64, w+1)
 	total := make([]int64, b.nl)
 	for c := range w + 1 {
@@ -279,6 +405,10 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 		if len(b.parts) == 1 {
 			pt = &b.parts[0]
 		}
+		if pt != nil && b.flatWalk(b.hist[c]) {
+			b.fillFlat(st, pt, lo, hi, is, ps, pos)
+			return
+		}
 		for j := lo; j < hi; j++ {
 			var d int
 			if pt != nil {
@@ -294,12 +424,7 @@ func (b *builder) fill(idx, ptr []*memory.Buffer, idxTypes, ptrTypes []arrow.Dat
 			leaf.push(st.coord[nl-1])
 			pos[nl-1]++
 		}
-		for l := range nl {
-			is[l].flush()
-			if l < nl-1 {
-				ps[l].flush()
-			}
-		}
+		flushAll(is, ps)
 	})
 	for l := 0; l < nl-1; l++ {
 		opsFor(ptrTypes[l]).write(ptr[l].Bytes(), b.counts[l], []int64{b.counts[l+1]})

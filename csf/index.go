@@ -210,6 +210,18 @@ func (s *stage) push(x int64) {
 	}
 }
 
+// put writes x where push would, without taking it: a later put
+// overwrites it unless take takes it first.
+func (s *stage) put(x int64) { s.buf[s.n] = x }
+
+// take takes the value put last when k is 1, and nothing when k is 0.
+func (s *stage) take(k int) {
+	s.n += k
+	if s.n == len(s.buf) {
+		s.flush()
+	}
+}
+
 func (s *stage) flush() {
 	if s.n > 0 {
 		s.ops.write(s.b, s.at, s.buf[:s.n])
