@@ -205,18 +205,22 @@ func (ix[P, I]) transposeKeys(m *Matrix, packed uint) func(lo, hi int, dst []uin
 	}
 	return func(lo, hi int, dst []uint64) {
 		// Without a branch per entry (lanes are short; its mispredictions
-		// cost more than the rest): first dst[p-lo] counts the lanes
-		// starting at p, then a running sum gives the lane of each entry.
+		// cost more than the rest): first dst[p-lo] is set to the last lane
+		// starting at p, then a running maximum gives the lane of each
+		// entry, as lanes ascend. (Counting the lanes that start at p
+		// instead would chain the increments of a run of empty lanes, one
+		// store waiting on the last: most of the time of a hypersparse
+		// matrix.)
 		dst = dst[:hi-lo]
 		clear(dst)
 		k := laneOf(ptr, int64(lo))
 		for l := k + 1; l < int64(len(ptr)-1) && int(ptr[l]) < hi; l++ {
-			dst[int(ptr[l])-lo]++ // ptr[l] > lo: lane k is the last to start at or before lo
+			dst[int(ptr[l])-lo] = uint64(l) // ptr[l] > lo: lane k is the last to start at or before lo
 		}
 		lane := uint64(k)
 		src := idx[lo:hi]
 		for q := range dst {
-			lane += dst[q]
+			lane = max(lane, dst[q])
 			dst[q] = uint64(src[q])*mul + lane
 		}
 	}

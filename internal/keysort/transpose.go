@@ -210,8 +210,7 @@ func (t *Transpose) Run() {
 			clear(cnt)
 			copy(vals, t.Out[lo*t.VW:hi*t.VW])
 			countKeys(cnt, keys, sk, kw, lo, hi, t.MinorBits)
-			offsets(cnt, lo)
-			putPointers(t.Ptr, t.PW, k0, cnt)
+			offsetsPut(cnt, lo, t.Ptr, t.PW, k0)
 			place(t.Idx, t.Out, keys[:(hi-lo)*kw], vals, cnt, t.MinorBits, minorMask)
 		}
 	})
@@ -235,6 +234,32 @@ func countKeys(cnt []int, keys, sk []byte, kw, lo, hi int, sh uint) {
 	for j, k := range src {
 		dst[j] = k
 		cnt[k>>sh]++
+	}
+}
+
+// offsetsPut is offsets, writing each position also to ptr[k0+i] with
+// width pw: the pointers of the majors that c counts, in the same pass
+// (with many more majors than entries, the passes over the counters are
+// most of the work).
+func offsetsPut(c []int, start int, ptr []byte, pw, k0 int) {
+	switch pw {
+	case 1:
+		offsetsTo(c, start, ptr[k0:k0+len(c)])
+	case 2:
+		offsetsTo(c, start, castU16(ptr)[k0:k0+len(c)])
+	case 4:
+		offsetsTo(c, start, castU32(ptr)[k0:k0+len(c)])
+	default:
+		offsetsTo(c, start, castU64(ptr)[k0:k0+len(c)])
+	}
+}
+
+func offsetsTo[W word](c []int, start int, dst []W) {
+	dst = dst[:len(c)]
+	for i, v := range c {
+		c[i] = start
+		dst[i] = W(start)
+		start += v
 	}
 }
 
