@@ -29,6 +29,7 @@ CPU = re.compile(r"\s([\d.]+) cpu-ms/op")
 
 # (workload, millions of entries, label)
 WORKLOADS = [
+    ("a_powerlaw2d_100k", 0.1, "a 1M×1M, 100K"),
     ("a_powerlaw2d_1m", 1, "a 1M×1M, 1M"),
     ("a_powerlaw2d", 10, "a 1M×1M, 10M"),
     ("a_powerlaw2d_40m", 40, "a 1M×1M, 40M"),

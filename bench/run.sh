@@ -39,11 +39,12 @@ if [ -d "$WORK/anchors/results" ]; then cp -r "$WORK/anchors/results/." "$WORK/a
 rm -rf "$WORK/anchors"
 mv "$WORK/anchors.new" "$WORK/anchors"
 
-WIDE="a_powerlaw2d_1m,a_powerlaw2d_40m,b_tensor3d_1e6,d_delicious4d,e_nell2"
+WIDE="a_powerlaw2d_100k,a_powerlaw2d_1m,a_powerlaw2d_40m,b_tensor3d_1e6,d_delicious4d,e_nell2"
 (
   cd "$WORK/anchors"
   go run ./gen -out "$BENCH_DATA"
   if [ "${SKIP_WIDE:-0}" != 1 ]; then
+    go run ./gen -out "$BENCH_DATA" -only a -a-nnz 100000 -name a_powerlaw2d_100k
     go run ./gen -out "$BENCH_DATA" -only a -a-nnz 1000000 -name a_powerlaw2d_1m
     go run ./gen -out "$BENCH_DATA" -only a -a-nnz 40000000 -name a_powerlaw2d_40m
     go run ./gen -out "$BENCH_DATA" -only b -b-n 1000000 -name b_tensor3d_1e6

@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkCanonicalize sorts and sums duplicates of the shared workloads
-// (bench/README.md; internal/testing/benchdata lists them: workload a at 1M to
+// (bench/README.md; internal/testing/benchdata lists them: workload a at 100K to
 // 100M entries, and the 10M-entry tensors, delicious-4d's beyond 64-bit
 // linear indices), the operation timed on the anchors as coo_sort: scipy
 // sum_duplicates, pydata-sparse COO(), torch coalesce, and the plain-Go LSD

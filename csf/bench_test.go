@@ -19,7 +19,7 @@ import (
 //
 // The other 10M-entry tensors of internal/testing/benchdata.Tensors (10^6 per mode,
 // delicious-4d beyond 64-bit linear indices, nell-2) run the same way, and
-// so does workload a at 1M to 100M entries (benchdata.Sizes2D), a CSF
+// so does workload a at 100K to 100M entries (benchdata.Sizes2D), a CSF
 // matrix being a CSR with explicit row numbers.
 func BenchmarkFromCOO(b *testing.B) {
 	for _, w := range append(benchdata.Tensors[:len(benchdata.Tensors):len(benchdata.Tensors)], benchdata.Sizes2D...) {

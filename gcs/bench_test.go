@@ -22,7 +22,7 @@ import (
 // B/op is everything the call allocates, output buffers included.
 
 // BenchmarkCOOToCSR converts workload a, unsorted, to a canonical CSR, at
-// 1M to 100M entries, with int64 and int32 coordinates
+// 100K to 100M entries, with int64 and int32 coordinates
 // (internal/testing/benchdata.Forms2D): the anchors' coo_to_csr. The CSR keeps the
 // COO's index type. cpu-ms/op is the process's CPU time.
 func BenchmarkCOOToCSR(b *testing.B) {
@@ -71,7 +71,7 @@ func csrOfForm(b *testing.B, f benchdata.Form, it arrow.DataType) *gcs.Matrix {
 	return m
 }
 
-// BenchmarkCSRToCSC transposes the canonical CSR of workload a at 1M to
+// BenchmarkCSRToCSC transposes the canonical CSR of workload a at 100K to
 // 100M entries, with the index type of each form of benchdata.Forms2D
 // (int64, or int32 as scipy stores it): the anchors' csr_to_csc.
 // cpu-ms/op is the process's CPU time.

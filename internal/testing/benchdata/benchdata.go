@@ -152,10 +152,11 @@ func LoadCOO(tb testing.TB, name string) *coo.Tensor {
 // anchor harness) and the scaling workloads that bench/run.sh generates
 // with bench/harness/gen. Benchmarks skip the ones that are absent.
 var (
-	// Sizes2D are the 1M × 1M power-law matrices (workload a) at 1M, 10M,
-	// 40M and 100M entries; the largest has int32 coordinates and is
+	// Sizes2D are the 1M × 1M power-law matrices (workload a) at 100K
+	// (hypersparse: ten times more rows than entries), 1M, 10M, 40M and
+	// 100M entries; the largest has int32 coordinates and is
 	// generated only with BENCH_BIG=1.
-	Sizes2D = []string{"a_powerlaw2d_1m", "a_powerlaw2d", "a_powerlaw2d_40m", "a_powerlaw2d_100m"}
+	Sizes2D = []string{"a_powerlaw2d_100k", "a_powerlaw2d_1m", "a_powerlaw2d", "a_powerlaw2d_40m", "a_powerlaw2d_100m"}
 	// Tensors are the 10M-entry tensors: workload b (10^4 and 10^6 per
 	// mode), the dimensions of FROSTT's delicious-4d (about 2^75 elements,
 	// beyond 64-bit linear indices) and of FROSTT's nell-2.
