@@ -19,7 +19,7 @@ const basePage = 4 << 10
 // it is rounded up to whole ordinary pages. It returns the whole mapping
 // and the usable bytes, or nils.
 func mapRegion(size int, huge bool) (mapping, b []byte) {
-	if size <= 0 || size > 1<<62 {
+	if size <= 0 || uint64(size) > 1<<62 {
 		return nil, nil
 	}
 	if !huge {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command mtxpeak times one read or one write of a Matrix Market file with
 // package mtx, for bench/run.sh (MTX=1) and bench/mtx_anchors.py pairs.
 //
