@@ -5,11 +5,11 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -timeout 20m
 
-.PHONY: test check fmt vet generate-check unit interop bench python-generate-check python-test python-bench
+.PHONY: test check fmt vet cross generate-check unit interop bench python-generate-check python-test python-bench
 
 test: check unit interop python-test
 
-check: fmt vet generate-check python-generate-check
+check: fmt vet cross generate-check python-generate-check
 
 fmt:
 	@echo "== gofmt"
@@ -19,6 +19,17 @@ fmt:
 vet:
 	@echo "== go vet"
 	$(GO) vet ./...
+
+# Every package builds on the other platforms users have: macOS, Windows,
+# 32-bit and big-endian Linux, FreeBSD; the library (not the CLI, whose
+# progress bar needs a terminal) on WebAssembly too.
+CROSS = darwin/arm64 darwin/amd64 windows/amd64 linux/386 linux/arm linux/arm64 linux/s390x freebsd/amd64
+
+cross:
+	@echo "== go build on other platforms"
+	@set -e; for t in $(CROSS); do \
+	  echo "   $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; done
+	@echo "   js/wasm (library)"; GOOS=js GOARCH=wasm $(GO) build $$($(GO) list ./... | grep -v -e /cmd/ -e /bench/ -e /examples/)
 
 # Regenerate the flatbuffers bindings (flatc) and the csf assembly, and
 # require no diff.
