@@ -224,7 +224,7 @@ func TestRoundTrip(t *testing.T) {
 			for rank := 1; rank <= 5; rank++ {
 				shape := make([]int64, rank)
 				for k := range shape {
-					shape[k] = int64(1 + r.IntN(min(50, int(arrowsparse.IndexMax(it)))))
+					shape[k] = 1 + r.Int64N(min(50, arrowsparse.IndexMax(it)))
 				}
 				src, _ := testutil.RandomCOO(t, mem, r, shape, r.IntN(200), coo.Layout(r.IntN(2)), it, vt, 5)
 				var buf bytes.Buffer
