@@ -214,7 +214,7 @@ func (t *Transpose) Run() {
 			place(t.Idx, t.Out, keys[:(hi-lo)*kw], vals, cnt, t.MinorBits, minorMask)
 		}
 	})
-	putPointers(t.Ptr, t.PW, t.Majors, []int{n})
+	offsetsPut([]int{0}, n, t.Ptr, t.PW, t.Majors) // Ptr[Majors] = N
 }
 
 // countKeys copies the staged keys [lo, hi) of width kw into keys and
@@ -260,26 +260,6 @@ func offsetsTo[W word](c []int, start int, dst []W) {
 		c[i] = start
 		dst[i] = W(start)
 		start += v
-	}
-}
-
-// putPointers writes the pointers v to ptr[k0:k0+len(v)] with width pw.
-func putPointers(ptr []byte, pw, k0 int, v []int) {
-	switch pw {
-	case 1:
-		putAll(ptr[k0:k0+len(v)], v)
-	case 2:
-		putAll(castU16(ptr)[k0:k0+len(v)], v)
-	case 4:
-		putAll(castU32(ptr)[k0:k0+len(v)], v)
-	default:
-		putAll(castU64(ptr)[k0:k0+len(v)], v)
-	}
-}
-
-func putAll[W word](dst []W, v []int) {
-	for q, x := range v {
-		dst[q] = W(x)
 	}
 }
 
