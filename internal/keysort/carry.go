@@ -176,9 +176,10 @@ type carryRun struct {
 	hist   [][]int
 	starts []int // bucket b is [starts[b], starts[b+1])
 
-	kw, ws int    // a staged key is ws elements of kw bytes (4, or 8 per word)
-	ke     int    // staged key elements from one entry to the next
-	sk, sv []byte // staged keys and values, in bucket order
+	kw, ws int        // a staged key is ws elements of kw bytes (4, or 8 per word)
+	ke     int        // staged key elements from one entry to the next
+	sk, sv []byte     // staged keys and values, in bucket order
+	lines  lineStager // phase 2 through line buffers, when not nil
 }
 
 // Run sorts and reduces, and returns the number of output entries.
@@ -190,7 +191,9 @@ type carryRun struct {
 //  2. Each worker computes its keys again and scatters, stably, the bits
 //     of each key below its bucket's and the entry's value into the bucket
 //     (scatter): two staging arrays in bucket order, which the caller may
-//     lend.
+//     lend. Into 64 to 1024 buckets, when the staging takes 64 MiB or
+//     more, the entries go through line buffers written to memory with
+//     non-temporal stores (pairLines), as in Transpose.
 //  3. Buckets are split among workers by size. For each bucket a worker
 //     copies its staged keys and values into cache-resident buffers and
 //     sorts words key<<ib | j (j the position in the bucket) with an LSD
@@ -345,8 +348,14 @@ func (r *carryRun) stage() (release func()) {
 	if r.r > 32 {
 		r.kw, r.ws = 8, int(r.r+63)/64
 	}
-	need := r.kw * r.ws
 	st := s.StageKeyStride
+	stream := r.streams()
+	if stream && r.kw == 4 && st == 8 {
+		// A line buffer needs the staged keys contiguous: 8 bytes each
+		// in a lent array of that stride.
+		r.kw = 8
+	}
+	need := r.kw * r.ws
 	var rk, rv func()
 	if s.StageKeys != nil && st >= need && st <= 2*need && st%r.kw == 0 && len(s.StageKeys) >= st*(n-1)+need {
 		r.sk, r.ke = s.StageKeys, st/r.kw
@@ -358,6 +367,9 @@ func (r *carryRun) stage() (release func()) {
 	if len(r.sv) < s.VW*n {
 		r.sv, rv = scratch(s.Mem, s.VW*n)
 	}
+	if stream && r.ke == 1 && aligned64(r.sk) && aligned64(r.sv) {
+		r.lines = streamStager(r.kw, s.VW)
+	}
 	return func() {
 		for _, f := range []func(){rk, rv} {
 			if f != nil {
@@ -367,8 +379,27 @@ func (r *carryRun) stage() (release func()) {
 	}
 }
 
+// streams reports whether phase 2 should scatter through line buffers, as
+// Transpose's does: with one-word keys, 64 to 1024 buckets, values of 4 or
+// 8 bytes, a platform with non-temporal stores, and staging of
+// streamMinBytes or more (8 bytes of key counted, the most a one-word key
+// is staged in).
+func (r *carryRun) streams() bool {
+	nb := 1 << r.d1
+	return !noStream && r.w == 1 && nb >= streamMinBuckets && nb <= streamMaxBuckets &&
+		r.n*(8+r.s.VW) >= streamMinBytes && streamStager(4, r.s.VW) != nil
+}
+
 // scatter is phase 2: the low key bits and the values go to their buckets.
 func (r *carryRun) scatter() {
+	if r.lines != nil {
+		streamedRuns.Add(1)
+		mask := uint64(1)<<r.d1 - 1
+		par.Do(r.workers, func(c int) {
+			r.lines(r.sk, r.sv, r.s.In, r.s.Keys, r.chunks[c], r.chunks[c+1], r.hist[c], r.r, mask, lowMask(r.r))
+		})
+		return
+	}
 	s, w := r.s, r.w
 	mask := uint64(1)<<r.d1 - 1
 	low := lowMask(r.r)

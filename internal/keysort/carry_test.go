@@ -278,6 +278,39 @@ func TestCarryKeySpaces(t *testing.T) {
 	}
 }
 
+// TestCarryStreamed sorts inputs (2M entries) with enough buckets for the
+// scatter through line buffers, with staged keys of 4 and 8 bytes (lent at
+// strides 4 and 8, the latter taking 8-byte keys even when 4 would do, or
+// not lent), values of 4 and 8 bytes and one to three workers, against the
+// comparison sort.
+func TestCarryStreamed(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("two million entries: not with -short or -race, where TestPairLines covers the scatter")
+	}
+	defer func(b int) { streamMinBytes = b }(streamMinBytes)
+	streamMinBytes = 0 // 2M entries stage less than the threshold
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []carryCase{
+		{keyBits: []uint{30}, vw: 8, workers: 1, merge: true, lend: true},
+		{keyBits: []uint{30}, vw: 4, workers: 2, lend: true, stride: 4},
+		{keyBits: []uint{40}, vw: 8, workers: 3, merge: true, lend: true},
+		{keyBits: []uint{52}, vw: 4, workers: 2, merge: true, mem: true},
+		{keyBits: []uint{36}, vw: 4, workers: 1, lend: true},
+	} {
+		c.w = 1
+		c.keys = randomKeys(r, 1<<21, c.keyBits, 5, false)
+		t.Run(fmt.Sprintf("bits=%d/vw=%d/workers=%d/lend=%v/stride=%d", c.keyBits[0], c.vw, c.workers, c.lend, c.stride), func(t *testing.T) {
+			before := streamedRuns.Load()
+			checkCarry(t, c)
+			if canStream {
+				require.Equal(t, before+1, streamedRuns.Load(), "the scatter went through line buffers")
+			} else {
+				require.Equal(t, before, streamedRuns.Load(), "line buffers without non-temporal stores")
+			}
+		})
+	}
+}
+
 // Staged keys at a stride wider than they need (a coordinate row of a
 // canonicalised COO tensor), and lent arrays too narrow to serve.
 func TestCarryStageStride(t *testing.T) {
@@ -577,6 +610,37 @@ func benchPartial(b *testing.B, name string, keys []uint64, kb uint) {
 				Move: func(int, int, int) {},
 			}
 			s.Run() // the first touch of the output pages
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Run()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
+	}
+}
+
+// BenchmarkCarryScatter sorts 10M uniform 40-bit keys (512 buckets) with
+// 8-byte values and lent staging on one core, with the scatter through
+// line buffers and directly. Run with -count to interleave the two.
+func BenchmarkCarryScatter(b *testing.B) {
+	const n = 10_000_000
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = r.Uint64() & lowMask(40)
+	}
+	in, sk, sv := alignedBytes(8*n), alignedBytes(8*n), alignedBytes(8*n)
+	for _, lines := range []bool{true, false} {
+		b.Run(fmt.Sprintf("lines=%v", lines), func(b *testing.B) {
+			noStream = !lines
+			defer func() { noStream = false }()
+			s := Carry{N: n, KeyBits: []uint{40}, Workers: 1, In: in, VW: 8,
+				Keys:      func(lo, hi int, dst []uint64) { copy(dst, keys[lo:hi]) },
+				StageVals: sv, StageKeys: sk, StageKeyStride: 8,
+				Reduce: func(pos int, bk *Bucket) int { return len(bk.Words) },
+				Move:   func(int, int, int) {},
+			}
+			s.Run() // the first touch of the staging pages
 			b.ReportAllocs()
 			for b.Loop() {
 				s.Run()

@@ -23,7 +23,9 @@
 // by all its bits, and so are the worker's next 16 buckets.
 // Buckets are split among workers by size; the workers' output ranges are
 // moved together at the end when Reduce merged entries. Results never
-// depend on the number of workers.
+// depend on the number of workers. Into 64 to 1024 buckets, on amd64, when
+// the staging takes 64 MiB or more, the scatter of one-word keys goes
+// through line buffers as Transpose's does (below).
 //
 // Keys are one or more 64-bit words compared lexicographically (a shape
 // whose linear indices exceed 64 bits gets one word per part of its axes,
@@ -44,9 +46,9 @@
 // parts, then counts and places each bucket in cache and writes compressed
 // output (pointers, low parts, values) directly, with neither an LSD sort
 // nor a reducer. Into 64 to 1024 buckets, on amd64, when the staging takes
-// 64 MiB or more, its scatter goes through a line buffer per bucket and
-// writes whole cache lines with non-temporal stores (stream.go), which do
-// not read the lines first.
+// 64 MiB or more, its scatter goes through a line buffer per bucket for
+// the keys and one for the values, and writes whole cache lines with
+// non-temporal stores (stream.go), which do not read the lines first.
 //
 // # Memory
 //
@@ -57,10 +59,12 @@
 // wider stride costs more in scattered writes than the memory it saves);
 // otherwise the staged keys get a dense array of their own, from the
 // caller's allocator (Carry.Mem; the Go heap without one), released before
-// Run returns. Each worker
+// Run returns. (Through line buffers, 4-byte keys in a lent array of
+// stride 8 are staged as 8 bytes, contiguous, in that array.) Each worker
 // also holds the buffers of its largest bucket: 16 bytes plus a value per
 // entry, and for keys that take the comparison of rests or have several
-// words, 8 bytes more per staged word and per key word. Buckets hold some
+// words, 8 bytes more per staged word and per key word; and, with line
+// buffers, 128 bytes per bucket. Buckets hold some
 // 2^12 to 2^15 entries (at most 2^12 of them, see bucketBits and
 // splitBits), so this is a few MiB per worker. Nothing is allocated in
 // proportion to a dimension's extent.

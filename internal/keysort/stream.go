@@ -5,47 +5,58 @@ import (
 	"unsafe"
 )
 
-// lineScatter scatters elements into buckets through one cache line per
-// bucket (software write-combining): an element goes to its bucket's line
-// buffer, and a line buffer that completes a whole, aligned line of the
-// destination inside this worker's range of the bucket goes to memory at
-// once, with non-temporal stores where the platform has them
+// pairLines scatters entries, a staged key and a value each, into buckets
+// through one cache line per bucket for the keys and one for the values
+// (software write-combining). An entry's key and value go to their
+// bucket's line buffers; a line buffer that completes a whole, aligned
+// line of the destination inside this worker's range of the bucket goes
+// to memory at once, with non-temporal stores where the platform has them
 // (streamLine). The lines at the ends of a range, which it may share with
 // another worker or bucket, are written element by element. A direct
 // scatter into hundreds of buckets reads every destination line from
 // memory before its first store (more streams than the prefetchers
 // follow); these stores read nothing.
-type lineScatter[T uint32 | uint64] struct {
-	dst   []T
-	lines []T   // bucket b's line buffer is lines[b·L : (b+1)·L]
+//
+// One loop does each entry's bucket, position, both stores and the lines
+// they complete. (Two passes, keys then values, each over positions
+// computed and stored beforehand, took 10 ns an entry where this takes 6,
+// 10M entries into 512 buckets on one core; a direct scatter took 13–15.)
+type pairLines[K, V uint32 | uint64] struct {
+	sk    []K   // staged keys
+	sv    []V   // staged values
+	lk    []K   // bucket b's key line buffer is lk[b·LK : (b+1)·LK]
+	lv    []V   // and its value line buffer lv[b·LV : (b+1)·LV]
 	lo    []int // this worker's range of bucket b starts at lo[b]
+	sh    uint  // an entry's bucket is (key>>sh)&bmask
+	bmask uint64
+	low   K // the staged key is K(key)&low
 }
 
 // streamMinBuckets and streamMaxBuckets bound the number of buckets for
-// which Transpose scatters through lineScatter: with fewer, the direct
-// scatter's streams are few enough for the prefetchers; with more, the
-// line buffers (64 bytes a bucket per array) no longer fit in the L1 cache
-// and the gain is gone. (A scatter of 10M 8-byte values alone, one core:
-// 40 % faster into 512 buckets, no faster into 2048.)
+// which Transpose and Carry scatter through pairLines: with fewer, the
+// direct scatter's streams are few enough for the prefetchers; with more,
+// the line buffers (64 bytes a bucket per array) no longer fit in the L1
+// cache and the gain is gone. (A scatter of 10M 8-byte values alone, one
+// core: 40 % faster into 512 buckets, no faster into 2048.)
 const (
 	streamMinBuckets = 64
 	streamMaxBuckets = 1024
 )
 
-// streamMinBytes is the size of the staged keys and values below which
-// Transpose scatters directly: staging that the caches can hold is read
-// back from them in phase 3, and non-temporal stores would send it to
-// memory instead. (BenchmarkTransposeScatter at 2.5M entries, 40 MB
-// staged: up to 18 % slower through line buffers; at 10M, 160 MB: 6–18 %
-// faster.) A variable, so that the tests can lower it.
+// streamMinBytes is the size of the staged keys and values below which the
+// scatter is direct: staging that the caches can hold is read back from
+// them in the next phase, and non-temporal stores would send it to memory
+// instead. (BenchmarkTransposeScatter at 2.5M entries, 40 MB staged: up to
+// 18 % slower through line buffers; at 10M, 160 MB: 6–18 % faster.) A
+// variable, so that the tests can lower it.
 var streamMinBytes = 64 << 20
 
-// noStream turns lineScatter off, for the benchmarks that compare it with
-// the direct scatter.
+// noStream turns the line buffers off, for the benchmarks that compare
+// them with the direct scatter.
 var noStream bool
 
-// streamedRuns counts the Transpose runs that scattered through
-// lineScatter, for the tests.
+// streamedRuns counts the Transpose and Carry runs that scattered through
+// line buffers, for the tests.
 var streamedRuns atomic.Int64
 
 // lineLen returns the number of elements of T in a 64-byte line.
@@ -54,51 +65,115 @@ func lineLen[T uint32 | uint64]() int {
 	return 64 / int(unsafe.Sizeof(t))
 }
 
-// newLineScatter prepares a scatter into dst, whose start must be 64-byte
-// aligned (aligned64), by a worker whose range of bucket b starts at
-// next[b].
-func newLineScatter[T uint32 | uint64](dst []T, next []int) *lineScatter[T] {
-	return &lineScatter[T]{dst: dst, lines: make([]T, len(next)*lineLen[T]()), lo: append([]int(nil), next...)}
+// newPairLines prepares a worker's scatter into sk and sv, which must both
+// start 64-byte aligned (aligned64), the worker's range of bucket b
+// starting at next[b]. The bucket of key k is (k>>sh)&bmask, and the key
+// staged is its bits under low.
+func newPairLines[K, V uint32 | uint64](sk []K, sv []V, next []int, sh uint, bmask, low uint64) *pairLines[K, V] {
+	return &pairLines[K, V]{
+		sk: sk, sv: sv,
+		lk: make([]K, len(next)*lineLen[K]()), lv: make([]V, len(next)*lineLen[V]()),
+		lo: append([]int(nil), next...),
+		sh: sh, bmask: bmask, low: K(low),
+	}
 }
 
-// lineScatterPut writes T(src[j]&mask) to dst[pos[j]], pos[j] being the
-// next position of bucket bk[j] in this worker's range.
-func lineScatterPut[S, T uint32 | uint64](w *lineScatter[T], src []S, mask S, pos []int, bk []int32) {
-	L := lineLen[T]()
-	m := L - 1
-	dst, lines, lo := w.dst, w.lines, w.lo
-	src = src[:len(pos)]
-	bk = bk[:len(pos)]
-	for j, p := range pos {
-		b := int(bk[j])
-		l := lines[b*L : b*L+L]
-		l[p&m] = T(src[j] & mask)
-		if p&m != m {
-			continue
+// put stages the entries with the given keys and values, in order, next[b]
+// being the next position of bucket b in this worker's range.
+func (w *pairLines[K, V]) put(keys []uint64, vals []V, next []int) {
+	LK, LV := lineLen[K](), lineLen[V]()
+	mk, mv := LK-1, LV-1
+	lk, lv, sh, bmask, low := w.lk, w.lv, w.sh, w.bmask, w.low
+	vals = vals[:len(keys)]
+	for j, k := range keys {
+		b := int((k >> sh) & bmask)
+		p := next[b]
+		next[b] = p + 1
+		lk[b*LK+p&mk] = K(k) & low
+		lv[b*LV+p&mv] = vals[j]
+		if p&mk == mk {
+			lineOut(w.sk, lk[b*LK:b*LK+LK], p, w.lo[b])
 		}
-		if q := p - m; q >= lo[b] {
-			_ = dst[q : q+L]
-			streamLine(unsafe.Pointer(&dst[q]), unsafe.Pointer(&l[0]))
-		} else {
-			for k := lo[b]; k <= p; k++ {
-				dst[k] = l[k&m]
-			}
+		if p&mv == mv {
+			lineOut(w.sv, lv[b*LV:b*LV+LV], p, w.lo[b])
 		}
+	}
+}
+
+// lineOut writes the line buffer l, complete up to position p, to dst: as
+// a whole line with non-temporal stores when the line lies in this
+// worker's range (from lo), element by element otherwise.
+func lineOut[T uint32 | uint64](dst, l []T, p, lo int) {
+	m := len(l) - 1
+	if q := p - m; q >= lo {
+		_ = dst[q : q+len(l)]
+		streamLine(unsafe.Pointer(&dst[q]), unsafe.Pointer(&l[0]))
+		return
+	}
+	for k := lo; k <= p; k++ {
+		dst[k] = l[k&m]
 	}
 }
 
 // flush writes what the line buffers still hold, next[b] being the end of
 // this worker's range of bucket b, and orders the non-temporal stores
 // before whatever follows.
-func (w *lineScatter[T]) flush(next []int) {
+func (w *pairLines[K, V]) flush(next []int) {
 	streamFence()
-	m := lineLen[T]() - 1
+	LK, LV := lineLen[K](), lineLen[V]()
 	for b, p := range next {
-		l := w.lines[b*(m+1) : (b+1)*(m+1)]
-		for k := max(p&^m, w.lo[b]); k < p; k++ {
-			w.dst[k] = l[k&m]
+		for k := max(p&^(LK-1), w.lo[b]); k < p; k++ {
+			w.sk[k] = w.lk[b*LK+k&(LK-1)]
+		}
+		for k := max(p&^(LV-1), w.lo[b]); k < p; k++ {
+			w.sv[k] = w.lv[b*LV+k&(LV-1)]
 		}
 	}
+}
+
+// lineStager is the scatter of one worker through line buffers: the
+// entries [a0, a1), whose keys keys writes, go to their buckets, the key
+// bits under low to sk and the values in to sv (see newPairLines).
+type lineStager func(sk, sv, in []byte, keys func(lo, hi int, dst []uint64), a0, a1 int, next []int, sh uint, bmask, low uint64)
+
+// streamStager returns the lineStager for staged keys of kw bytes and
+// values of vw, or nil if there is none for those widths or on this
+// platform.
+func streamStager(kw, vw int) lineStager {
+	if !canStream {
+		return nil
+	}
+	return pairStager(kw, vw)
+}
+
+// pairStager is streamStager on any platform (the tests): without
+// non-temporal stores, streamLine is a plain copy.
+func pairStager(kw, vw int) lineStager {
+	if (kw != 4 && kw != 8) || (vw != 4 && vw != 8) {
+		return nil
+	}
+	switch {
+	case kw == 4 && vw == 4:
+		return stageLines[uint32, uint32]
+	case kw == 4:
+		return stageLines[uint32, uint64]
+	case vw == 4:
+		return stageLines[uint64, uint32]
+	}
+	return stageLines[uint64, uint64]
+}
+
+func stageLines[K, V uint32 | uint64](sk, sv, in []byte, keys func(lo, hi int, dst []uint64), a0, a1 int, next []int, sh uint, bmask, low uint64) {
+	w := newPairLines(castW[K](sk), castW[V](sv), next, sh, bmask, low)
+	buf := make([]uint64, chunk)
+	src := castW[V](in)
+	for a := a0; a < a1; a += chunk {
+		b := min(a+chunk, a1)
+		k := buf[:b-a]
+		keys(a, b, k)
+		w.put(k, src[a:b], next)
+	}
+	w.flush(next)
 }
 
 // aligned64 reports whether s starts on a 64-byte boundary.

@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLineScatter scatters random entries into buckets whose ranges, split
+// TestPairLines scatters random entries into buckets whose ranges, split
 // among several workers, start and end anywhere in a line, through line
-// buffers of both widths, and compares every element with a direct
-// scatter. No element outside the ranges may be written.
-func TestLineScatter(t *testing.T) {
+// buffers of every pair of key and value widths, and compares every
+// element with a direct scatter. No element outside the ranges may be
+// written.
+func TestPairLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	const sh = 40 // keys are bucket<<sh | low bits
 	for trial := range 200 {
 		nb := 1 + r.IntN(80)
 		workers := 1 + r.IntN(3)
@@ -22,15 +24,16 @@ func TestLineScatter(t *testing.T) {
 		if trial%5 == 0 {
 			n = r.IntN(40) // buckets of a few entries, within one line
 		}
-		bk := make([]int32, n)
-		src := make([]uint64, n)
+		keys := make([]uint64, n)
+		vals := make([]uint64, n)
 		who := make([]int, n)
 		for j := range n {
-			bk[j] = int32(r.IntN(nb))
+			b := uint64(r.IntN(nb))
 			if r.IntN(3) == 0 {
-				bk[j] = 0 // a crowded bucket
+				b = 0 // a crowded bucket
 			}
-			src[j] = r.Uint64()
+			keys[j] = b<<sh | r.Uint64()&lowMask(sh)
+			vals[j] = r.Uint64()
 			who[j] = r.IntN(workers)
 		}
 		// Bucket b holds its entries of worker 0, then of worker 1, ...,
@@ -45,84 +48,58 @@ func TestLineScatter(t *testing.T) {
 				}
 				next[c][b] = pos
 				for j := range n {
-					if int(bk[j]) == b && who[j] == c {
+					if int(keys[j]>>sh) == b && who[j] == c {
 						pos++
 					}
 				}
 			}
 		}
 		total := pos + pad
-		for _, width := range []int{4, 8} {
-			t.Run(fmt.Sprintf("%d/nb=%d/workers=%d/n=%d/w=%d", trial, nb, workers, n, width), func(t *testing.T) {
-				const guard = 0x5a5a5a5a5a5a5a5a
-				want := make([]uint64, total)
-				for i := range want {
-					want[i] = guard
-				}
-				got := alignedWords(total)
-				copy(got, want)
-				mask := ^uint64(0)
-				if width == 4 {
-					mask = 1<<32 - 1
-					for i := range want {
-						want[i] &= mask
-					}
-				}
-				for c := range workers {
-					nx := append([]int(nil), next[c]...)
-					var idx []int
-					for j := range n {
-						if who[j] == c {
-							want[nx[bk[j]]] = src[j] & mask
-							nx[bk[j]]++
-							idx = append(idx, j)
+		for _, kw := range []int{4, 8} {
+			for _, vw := range []int{4, 8} {
+				t.Run(fmt.Sprintf("%d/nb=%d/workers=%d/n=%d/kw=%d/vw=%d", trial, nb, workers, n, kw, vw), func(t *testing.T) {
+					low := lowMask(min(sh, uint(8*kw)))
+					wantK, wantV := guarded(total, kw), guarded(total, vw)
+					gotK, gotV := guarded(total, kw), guarded(total, vw)
+					stage := pairStager(kw, vw)
+					for c := range workers {
+						nx := append([]int(nil), next[c]...)
+						var mine []int
+						for j := range n {
+							if who[j] == c {
+								b := keys[j] >> sh
+								put(wantK, kw, nx[b], keys[j]&low)
+								put(wantV, vw, nx[b], vals[j])
+								nx[b]++
+								mine = append(mine, j)
+							}
 						}
+						// The worker's entries, numbered from a random first.
+						nx = append([]int(nil), next[c]...)
+						a0 := r.IntN(5000)
+						wk, in := make([]uint64, a0+len(mine)), make([]byte, vw*(a0+len(mine)))
+						for q, j := range mine {
+							wk[a0+q] = keys[j]
+							put(in, vw, a0+q, vals[j])
+						}
+						stage(gotK, gotV, in, func(lo, hi int, dst []uint64) { copy(dst, wk[lo:hi]) }, a0, a0+len(mine), nx, sh, ^uint64(0), low)
 					}
-					// The worker's entries, in chunks of random size.
-					nx = append([]int(nil), next[c]...)
-					if width == 8 {
-						w := newLineScatter(got, nx)
-						scatterChunks(r, w, idx, src, bk, nx, ^uint64(0))
-						w.flush(nx)
-					} else {
-						g32 := unsafe.Slice((*uint32)(unsafe.Pointer(&got[0])), 2*len(got))
-						w := newLineScatter(g32, nx)
-						scatterChunks(r, w, idx, src, bk, nx, mask)
-						w.flush(nx)
-					}
-				}
-				if width == 4 {
-					g32 := unsafe.Slice((*uint32)(unsafe.Pointer(&got[0])), 2*len(got))
-					for i := range want {
-						require.Equal(t, want[i], uint64(g32[i]), "element %d", i)
-					}
-					return
-				}
-				for i := range want {
-					require.Equal(t, want[i], got[i], "element %d", i)
-				}
-			})
+					require.Equal(t, wantK, gotK, "keys")
+					require.Equal(t, wantV, gotV, "values")
+				})
+			}
 		}
 	}
 }
 
-// scatterChunks puts the entries idx of one worker through w, a chunk of
-// random size at a time, as the scatters do.
-func scatterChunks[T uint32 | uint64](r *rand.Rand, w *lineScatter[T], idx []int, src []uint64, bk []int32, next []int, mask uint64) {
-	for len(idx) > 0 {
-		k := min(len(idx), 1+r.IntN(50))
-		var s []uint64
-		var b []int32
-		var p []int
-		for _, j := range idx[:k] {
-			s = append(s, src[j])
-			b = append(b, bk[j])
-			p = append(p, next[bk[j]])
-			next[bk[j]]++
-		}
-		lineScatterPut(w, s, mask, p, b)
-		idx = idx[k:]
+// guarded returns n elements of w bytes, 64-byte aligned, each holding a
+// guard pattern.
+func guarded(n, w int) []byte {
+	b := alignedBytes(n * w)
+	for i := range b {
+		b[i] = 0x5a
 	}
+	return b
 }
 
 // alignedWords returns n words starting on a 64-byte boundary.

@@ -27,7 +27,7 @@ import (
 //     entries first and then their values, so that at most 2^12 streams
 //     are open at a time rather than twice that. Into 64 to 1024 buckets,
 //     when the staged entries take 64 MiB or more, the writes go through
-//     line buffers (lineScatter).
+//     line buffers (pairLines).
 //  3. Buckets are split among workers by size. For each bucket a worker
 //     copies its staged keys and values into cache-resident buffers while
 //     counting the entries of each of its 2^L majors, writes the majors'
@@ -171,7 +171,7 @@ func (t *Transpose) Run() {
 	par.Do(workers, func(c int) {
 		next := hist[c]
 		if lines != nil {
-			lines(t, sk, chunks[c], chunks[c+1], next, sh, lowMask)
+			lines(sk, t.Out, t.In, t.Keys, chunks[c], chunks[c+1], next, sh, ^uint64(0), lowMask)
 			return
 		}
 		buf := make([]uint64, chunk)
@@ -372,50 +372,4 @@ func placeKIV[K, I, V word](idxb, outb, keysb, valsb []byte, next []int, sh uint
 		idx[d] = I(uint64(k) & minorMask)
 		out[d] = vals[j]
 	}
-}
-
-// streamStager returns the phase 2 of a worker through line buffers
-// (lineScatter) for staged keys of kw bytes and values of vw, or nil if
-// there is none for those widths or on this platform.
-func streamStager(kw, vw int) func(t *Transpose, sk []byte, a0, a1 int, next []int, sh uint, lowMask uint64) {
-	if !canStream || (kw != 4 && kw != 8) || (vw != 4 && vw != 8) {
-		return nil
-	}
-	switch {
-	case kw == 4 && vw == 4:
-		return stageLines[uint32, uint32]
-	case kw == 4:
-		return stageLines[uint32, uint64]
-	case vw == 4:
-		return stageLines[uint64, uint32]
-	}
-	return stageLines[uint64, uint64]
-}
-
-// stageLines is phase 2 of one worker, entries [a0, a1), through line
-// buffers.
-func stageLines[K, V uint32 | uint64](t *Transpose, sk []byte, a0, a1 int, next []int, sh uint, lowMask uint64) {
-	ks := newLineScatter(castW[K](sk), next)
-	vs := newLineScatter(castW[V](t.Out), next)
-	buf := make([]uint64, chunk)
-	pos := make([]int, chunk)
-	bk := make([]int32, chunk)
-	in := castW[V](t.In)
-	for a := a0; a < a1; a += chunk {
-		b := min(a+chunk, a1)
-		keys := buf[:b-a]
-		t.Keys(a, b, keys)
-		p, bb := pos[:b-a], bk[:b-a]
-		for j, k := range keys {
-			x := k >> sh
-			d := next[x]
-			next[x] = d + 1
-			p[j] = d
-			bb[j] = int32(x)
-		}
-		lineScatterPut(ks, keys, lowMask, p, bb)
-		lineScatterPut(vs, in[a:b], ^V(0), p, bb)
-	}
-	ks.flush(next)
-	vs.flush(next)
 }
