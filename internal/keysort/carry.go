@@ -191,7 +191,7 @@ type carryRun struct {
 //  2. Each worker computes its keys again and scatters, stably, the bits
 //     of each key below its bucket's and the entry's value into the bucket
 //     (scatter): two staging arrays in bucket order, which the caller may
-//     lend. Into 64 to 1024 buckets, when the staging takes 64 MiB or
+//     lend. Into 64 to 1024 buckets, when the staging takes 28 MiB or
 //     more, the entries go through line buffers written to memory with
 //     non-temporal stores (pairLines), as in Transpose.
 //  3. Buckets are split among workers by size. For each bucket a worker

@@ -46,10 +46,14 @@ const (
 // streamMinBytes is the size of the staged keys and values below which the
 // scatter is direct: staging that the caches can hold is read back from
 // them in the next phase, and non-temporal stores would send it to memory
-// instead. (BenchmarkTransposeScatter at 2.5M entries, 40 MB staged: up to
-// 18 % slower through line buffers; at 10M, 160 MB: 6–18 % faster.) A
-// variable, so that the tests can lower it.
-var streamMinBytes = 64 << 20
+// instead. On the machine measured, a direct scatter's time per entry
+// rises by half between 24 and 30 MB of staging, and the line buffers
+// take over there. (Transpose, one core, 12-byte entries, ns per entry,
+// line buffers against direct: 2M entries 19–22 against 16–21; 2.25M
+// 17–23 against 20–22; 2.75M 16–18 against 21–24; 4M 17–20 against 23–27.
+// Carry, 16-byte entries, 2M: 21–27 against 27–31.) A variable, so that
+// the tests can lower it.
+var streamMinBytes = 28 << 20
 
 // noStream turns the line buffers off, for the benchmarks that compare
 // them with the direct scatter.

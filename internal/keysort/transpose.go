@@ -26,7 +26,7 @@ import (
 //     (phase 2): written sequentially per bucket, the keys of a chunk of
 //     entries first and then their values, so that at most 2^12 streams
 //     are open at a time rather than twice that. Into 64 to 1024 buckets,
-//     when the staged entries take 64 MiB or more, the writes go through
+//     when the staged entries take 28 MiB or more, the writes go through
 //     line buffers (pairLines).
 //  3. Buckets are split among workers by size. For each bucket a worker
 //     copies its staged keys and values into cache-resident buffers while
