@@ -191,7 +191,7 @@ type carryRun struct {
 //  2. Each worker computes its keys again and scatters, stably, the bits
 //     of each key below its bucket's and the entry's value into the bucket
 //     (scatter): two staging arrays in bucket order, which the caller may
-//     lend. Into 64 to 1024 buckets, when the staging takes 28 MiB or
+//     lend. Into 64 buckets or more, when the staging takes 28 MiB or
 //     more, the entries go through line buffers written to memory with
 //     non-temporal stores (pairLines), as in Transpose.
 //  3. Buckets are split among workers by size. For each bucket a worker
@@ -380,7 +380,7 @@ func (r *carryRun) stage() (release func()) {
 }
 
 // streams reports whether phase 2 should scatter through line buffers, as
-// Transpose's does: with one-word keys, 64 to 1024 buckets, values of 4 or
+// Transpose's does: with one-word keys, 64 buckets or more, values of 4 or
 // 8 bytes, a platform with non-temporal stores, and staging of
 // streamMinBytes or more (8 bytes of key counted, the most a one-word key
 // is staged in).

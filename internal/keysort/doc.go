@@ -23,7 +23,7 @@
 // by all its bits, and so are the worker's next 16 buckets.
 // Buckets are split among workers by size; the workers' output ranges are
 // moved together at the end when Reduce merged entries. Results never
-// depend on the number of workers. Into 64 to 1024 buckets, on amd64, when
+// depend on the number of workers. Into 64 buckets or more, on amd64, when
 // the staging takes 28 MiB or more, the scatter of one-word keys goes
 // through line buffers as Transpose's does (below).
 //
@@ -45,7 +45,7 @@
 // counting sort. It scatters entries into buckets of consecutive high
 // parts, then counts and places each bucket in cache and writes compressed
 // output (pointers, low parts, values) directly, with neither an LSD sort
-// nor a reducer. Into 64 to 1024 buckets, on amd64, when the staging takes
+// nor a reducer. Into 64 buckets or more, on amd64, when the staging takes
 // 28 MiB or more, its scatter goes through a line buffer per bucket for
 // the keys and one for the values, and writes whole cache lines with
 // non-temporal stores (stream.go), which do not read the lines first.

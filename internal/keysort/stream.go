@@ -33,14 +33,16 @@ type pairLines[K, V uint32 | uint64] struct {
 }
 
 // streamMinBuckets and streamMaxBuckets bound the number of buckets for
-// which Transpose and Carry scatter through pairLines: with fewer, the
-// direct scatter's streams are few enough for the prefetchers; with more,
-// the line buffers (64 bytes a bucket per array) no longer fit in the L1
-// cache and the gain is gone. (A scatter of 10M 8-byte values alone, one
-// core: 40 % faster into 512 buckets, no faster into 2048.)
+// which Transpose and Carry scatter through pairLines. With fewer, the
+// direct scatter's streams are few enough for the prefetchers. The upper
+// bound is the most buckets either engine makes (2^12): their line
+// buffers, 128 bytes a bucket, then take 512 KiB, which the L2 cache
+// holds. (One core, ns per entry, line buffers against direct: Transpose
+// at 40M entries into 2^11 buckets 20.5–24.6 against 25.5–30.5; Carry at
+// 40M into 2^11 buckets 24.8–26.7 against 25.9–29.9.)
 const (
 	streamMinBuckets = 64
-	streamMaxBuckets = 1024
+	streamMaxBuckets = 1 << 12
 )
 
 // streamMinBytes is the size of the staged keys and values below which the

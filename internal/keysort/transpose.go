@@ -25,7 +25,7 @@ import (
 //     chunk into the bucket's range of the outputs, which serve as staging
 //     (phase 2): written sequentially per bucket, the keys of a chunk of
 //     entries first and then their values, so that at most 2^12 streams
-//     are open at a time rather than twice that. Into 64 to 1024 buckets,
+//     are open at a time rather than twice that. Into 64 buckets or more,
 //     when the staged entries take 28 MiB or more, the writes go through
 //     line buffers (pairLines).
 //  3. Buckets are split among workers by size. For each bucket a worker
