@@ -169,6 +169,7 @@ func pairStager(kw, vw int) lineStager {
 	return stageLines[uint64, uint64]
 }
 
+// stageLines is the lineStager for keys staged as K and values of V.
 func stageLines[K, V uint32 | uint64](sk, sv, in []byte, keys func(lo, hi int, dst []uint64), a0, a1 int, next []int, sh uint, bmask, low uint64) {
 	w := newPairLines(castW[K](sk), castW[V](sv), next, sh, bmask, low)
 	buf := make([]uint64, chunk)
