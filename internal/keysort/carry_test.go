@@ -284,11 +284,7 @@ func TestCarryKeySpaces(t *testing.T) {
 // not lent), values of 4 and 8 bytes and one to three workers, against the
 // comparison sort.
 func TestCarryStreamed(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("two million entries: not with -short or -race, where TestPairLines covers the scatter")
-	}
-	defer func(b int) { streamMinBytes = b }(streamMinBytes)
-	streamMinBytes = 0 // not every case below stages that much
+	streamedTest(t)
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, c := range []carryCase{
 		{keyBits: []uint{30}, vw: 8, workers: 1, merge: true, lend: true},
@@ -609,12 +605,7 @@ func benchPartial(b *testing.B, name string, keys []uint64, kb uint) {
 				},
 				Move: func(int, int, int) {},
 			}
-			s.Run() // the first touch of the output pages
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Run()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+			runCarryBench(b, &s)
 		})
 	}
 }
@@ -640,12 +631,18 @@ func BenchmarkCarryScatter(b *testing.B) {
 				Reduce: func(pos int, bk *Bucket) int { return len(bk.Words) },
 				Move:   func(int, int, int) {},
 			}
-			s.Run() // the first touch of the staging pages
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Run()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+			runCarryBench(b, &s)
 		})
 	}
+}
+
+// runCarryBench times s.Run after a first, untimed run (the first touch of
+// the output and staging pages) and reports ns per entry.
+func runCarryBench(b *testing.B, s *Carry) {
+	s.Run()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Run()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(s.N), "ns/entry")
 }

@@ -117,11 +117,7 @@ func alignedWords(n int) []uint64 {
 // both staged key widths and value widths it takes and one to three
 // workers, against the reference.
 func TestTransposeStreamed(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("two million entries: not with -short or -race, where TestLineScatter covers the scatter")
-	}
-	defer func(b int) { streamMinBytes = b }(streamMinBytes)
-	streamMinBytes = 0 // not every case below stages that much
+	streamedTest(t)
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, c := range []struct {
 		majors, minors, iw, vw, workers int
@@ -150,6 +146,19 @@ func TestTransposeStreamed(t *testing.T) {
 			sameWords(t, "values", wv, gv)
 		})
 	}
+}
+
+// streamedTest skips a test of two million entries under -short and
+// -race, where TestPairLines covers the scatter through line buffers, and
+// otherwise lowers streamMinBytes for the test so that every case streams.
+func streamedTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() || raceEnabled {
+		t.Skip("two million entries: not with -short or -race, where TestPairLines covers the scatter")
+	}
+	old := streamMinBytes
+	streamMinBytes = 0
+	t.Cleanup(func() { streamMinBytes = old })
 }
 
 // bitsFor returns the bits of the largest of n values from 0, at least 1.
