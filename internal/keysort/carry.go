@@ -350,9 +350,10 @@ func (r *carryRun) stage() (release func()) {
 	}
 	st := s.StageKeyStride
 	stream := r.streams()
-	if stream && r.kw == 4 && st == 8 {
+	if stream && r.kw == 4 && st == 8 && len(s.StageKeys) >= 8*n {
 		// A line buffer needs the staged keys contiguous: 8 bytes each
-		// in a lent array of that stride.
+		// in a lent array of that stride (a dense array of our own would
+		// take 4).
 		r.kw = 8
 	}
 	need := r.kw * r.ws
