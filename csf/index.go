@@ -203,11 +203,8 @@ func newStage(dt arrow.DataType, b []byte, at int64) stage {
 }
 
 func (s *stage) push(x int64) {
-	s.buf[s.n] = x
-	s.n++
-	if s.n == len(s.buf) {
-		s.flush()
-	}
+	s.put(x)
+	s.take(1)
 }
 
 // put writes x where push would, without taking it: a later put

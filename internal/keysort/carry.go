@@ -386,9 +386,7 @@ func (r *carryRun) stage() (release func()) {
 // streamMinBytes or more (8 bytes of key counted, the most a one-word key
 // is staged in).
 func (r *carryRun) streams() bool {
-	nb := 1 << r.d1
-	return !noStream && r.w == 1 && nb >= streamMinBuckets && nb <= streamMaxBuckets &&
-		r.n*(8+r.s.VW) >= streamMinBytes && streamStager(4, r.s.VW) != nil
+	return r.w == 1 && streamWorth(1<<r.d1, r.n*(8+r.s.VW)) && streamStager(4, r.s.VW) != nil
 }
 
 // scatter is phase 2: the low key bits and the values go to their buckets.

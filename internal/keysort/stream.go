@@ -57,6 +57,12 @@ const (
 // the tests can lower it.
 var streamMinBytes = 28 << 20
 
+// streamWorth reports whether a scatter into nb buckets staging the given
+// number of bytes should go through line buffers (both engines' rule).
+func streamWorth(nb, staged int) bool {
+	return !noStream && nb >= streamMinBuckets && nb <= streamMaxBuckets && staged >= streamMinBytes
+}
+
 // noStream turns the line buffers off, for the benchmarks that compare
 // them with the direct scatter.
 var noStream bool

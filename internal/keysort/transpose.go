@@ -163,7 +163,7 @@ func (t *Transpose) Run() {
 	}
 	stage := stager(kw, t.VW)
 	lines := streamStager(kw, t.VW)
-	if nb < streamMinBuckets || nb > streamMaxBuckets || n*(kw+t.VW) < streamMinBytes || !aligned64(sk) || !aligned64(t.Out) || noStream {
+	if !streamWorth(nb, n*(kw+t.VW)) || !aligned64(sk) || !aligned64(t.Out) {
 		lines = nil
 	} else if lines != nil {
 		streamedRuns.Add(1)
