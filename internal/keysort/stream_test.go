@@ -13,12 +13,19 @@ import (
 // among several workers, start and end anywhere in a line, through line
 // buffers of every pair of key and value widths, and compares every
 // element with a direct scatter. No element outside the ranges may be
-// written.
+// written. In odd trials the keys carry other bits above the bucket's,
+// which the bucket mask must drop (as Carry's keys can).
 func TestPairLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	const sh = 40 // keys are bucket<<sh | low bits
+	const sh = 40 // keys are [other bits | ] bucket<<sh | low bits
 	for trial := range 200 {
 		nb := 1 + r.IntN(80)
+		bmask, above := ^uint64(0), uint64(0)
+		if trial%2 == 1 {
+			bb := uint(bitsFor(nb))
+			bmask = lowMask(bb)
+			above = r.Uint64() << (sh + bb) // the same for every key
+		}
 		workers := 1 + r.IntN(3)
 		n := r.IntN(3000)
 		if trial%5 == 0 {
@@ -32,7 +39,7 @@ func TestPairLines(t *testing.T) {
 			if r.IntN(3) == 0 {
 				b = 0 // a crowded bucket
 			}
-			keys[j] = b<<sh | r.Uint64()&lowMask(sh)
+			keys[j] = above | b<<sh | r.Uint64()&lowMask(sh)
 			vals[j] = r.Uint64()
 			who[j] = r.IntN(workers)
 		}
@@ -48,7 +55,7 @@ func TestPairLines(t *testing.T) {
 				}
 				next[c][b] = pos
 				for j := range n {
-					if int(keys[j]>>sh) == b && who[j] == c {
+					if int(keys[j]>>sh&bmask) == b && who[j] == c {
 						pos++
 					}
 				}
@@ -67,7 +74,7 @@ func TestPairLines(t *testing.T) {
 						var mine []int
 						for j := range n {
 							if who[j] == c {
-								b := keys[j] >> sh
+								b := keys[j] >> sh & bmask
 								put(wantK, kw, nx[b], keys[j]&low)
 								put(wantV, vw, nx[b], vals[j])
 								nx[b]++
@@ -82,7 +89,7 @@ func TestPairLines(t *testing.T) {
 							wk[a0+q] = keys[j]
 							put(in, vw, a0+q, vals[j])
 						}
-						stage(gotK, gotV, in, func(lo, hi int, dst []uint64) { copy(dst, wk[lo:hi]) }, a0, a0+len(mine), nx, sh, ^uint64(0), low)
+						stage(gotK, gotV, in, func(lo, hi int, dst []uint64) { copy(dst, wk[lo:hi]) }, a0, a0+len(mine), nx, sh, bmask, low)
 					}
 					require.Equal(t, wantK, gotK, "keys")
 					require.Equal(t, wantV, gotV, "values")
